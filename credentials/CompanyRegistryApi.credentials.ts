@@ -1,0 +1,172 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestHelper,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+import { z } from 'zod';
+
+/** Section 2.4: the token response. */
+const tokenResponseSchema = z.object({
+	access_token: z.string().min(1),
+	token_type: z.string().optional(),
+	expires_in: z.number().optional(),
+	scope: z.string().optional(),
+});
+
+/** An OAuth error answer (RFC 6749 5.2). */
+const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string().optional() });
+
+const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
+
+/** `{Base URL}/v1/` with exactly one slash between the parts (section 2.3), unless the user set one. */
+export function audienceFor(credentials: ICredentialDataDecryptedObject): string {
+	const audience = String(credentials.audience ?? '').trim();
+	return audience !== '' ? audience : `${withoutTrailingSlashes(String(credentials.baseUrl))}/v1/`;
+}
+
+interface HttpFailure {
+	response?: { status?: number; data?: unknown; body?: unknown };
+}
+
+/**
+ * A token request that failed, told in words a user can act on. Built from the status and the OAuth
+ * error code only: the failed request (which holds the client secret) is never attached.
+ */
+function tokenExchangeError(error: unknown, tokenUrl: string, audience: string): Error {
+	const failure = (error ?? {}) as HttpFailure;
+	const status = failure.response?.status;
+	if (status === undefined) {
+		// No network error code in the text: n8n swaps messages containing one for a generic sentence.
+		return new Error(
+			`Could not reach the Auth URL ${tokenUrl} to get an access token. Check the credential's Auth URL and that n8n can reach that host.`,
+		);
+	}
+	const parsed = oauthErrorSchema.safeParse(failure.response?.data ?? failure.response?.body);
+	const code = parsed.success ? parsed.data.error : undefined;
+	if (code === 'invalid_client' || code === 'unauthorized_client' || (status === 401 && code === undefined)) {
+		return new Error(
+			`The token endpoint ${tokenUrl} rejected the Client ID or Client Secret (HTTP ${status}${code ? ` ${code}` : ''}). Check both values, as issued by the registry operator.`,
+		);
+	}
+	if (code === 'access_denied' || code === 'invalid_target' || code === 'invalid_audience' || status === 403) {
+		return new Error(
+			`The token endpoint ${tokenUrl} refused the audience '${audience}' (HTTP ${status}${code ? ` ${code}` : ''}). The audience must be the API address with its version, e.g. https://api.verifiet.com/v1/; leave Audience empty to use {Base URL}/v1/.`,
+		);
+	}
+	const detail = parsed.success && parsed.data.error_description ? `: ${parsed.data.error_description}` : '';
+	return new Error(`The token request to ${tokenUrl} failed with HTTP ${status}${code ? ` ${code}` : ''}${detail}`);
+}
+
+export class CompanyRegistryApi implements ICredentialType {
+	name = 'companyRegistryApi';
+
+	displayName = 'Company Registry API';
+
+	documentationUrl = 'https://github.com/n8n-nodes-company-registry/n8n-nodes-company-registry#credentials';
+
+	icon: Icon = {
+		light: 'file:../nodes/CompanyRegistry/companyRegistry.svg',
+		dark: 'file:../nodes/CompanyRegistry/companyRegistry.dark.svg',
+	};
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'Issued by the registry operator. For the sandbox registry: demo-client.',
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Issued with the Client ID. For the sandbox registry: demo-secret.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: 'https://api.verifiet.com',
+			required: true,
+			description: 'Address of the API host, without /v1',
+		},
+		{
+			displayName: 'Auth URL',
+			name: 'authUrl',
+			type: 'string',
+			default: 'https://login.verifiet.com',
+			required: true,
+			description: 'Address of the host that issues tokens; the token is requested from {Auth URL}/oauth/token',
+		},
+		{
+			displayName: 'Audience',
+			name: 'audience',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.verifiet.com/v1/',
+			description: 'Token audience. Leave empty to use {Base URL}/v1/.',
+		},
+		{
+			// Filled by preAuthentication; n8n stores it and asks for a new one after a 401.
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'hidden',
+			typeOptions: { expirable: true, password: true },
+			default: '',
+		},
+	];
+
+	/** Section 4.1: the client-credentials exchange. n8n calls it when the token is empty or was refused. */
+	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
+		const tokenUrl = `${withoutTrailingSlashes(String(credentials.authUrl))}/oauth/token`;
+		const audience = audienceFor(credentials);
+		let response: unknown;
+		try {
+			response = await this.helpers.httpRequest({
+				method: 'POST',
+				url: tokenUrl,
+				headers: { 'content-type': 'application/json' },
+				body: {
+					client_id: credentials.clientId,
+					client_secret: credentials.clientSecret,
+					audience,
+					grant_type: 'client_credentials',
+				},
+				json: true,
+			});
+		} catch (error) {
+			throw tokenExchangeError(error, tokenUrl, audience);
+		}
+		const token = tokenResponseSchema.safeParse(response);
+		if (!token.success) {
+			throw new Error(`The token endpoint ${tokenUrl} answered without an access_token (section 2.4)`);
+		}
+		return { accessToken: token.data.access_token };
+	}
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	// A real lookup, so that "Test" proves the exchange, the audience and the read:company scope at once.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/v1/company/de/HRB12345',
+		},
+	};
+}

@@ -1,0 +1,44 @@
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+
+import * as company from './actions/company';
+import { router } from './actions/router';
+
+export class CompanyRegistry implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Company Registry',
+		name: 'companyRegistry',
+		icon: { light: 'file:companyRegistry.svg', dark: 'file:companyRegistry.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description:
+			"Check a company against its country's government register: whether it is registered, its official name, status, registration date and address",
+		defaults: { name: 'Company Registry' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
+		outputNames: ['Registered', 'Not Registered'],
+		credentials: [{ name: 'companyRegistryApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [{ name: 'Company', value: 'company' }],
+				default: 'company',
+			},
+			...company.description,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** The literal that stands in for every field of an unregistered company (section 2.1, rule). */
+export const NOT_AVAILABLE = 'N/A';
+
+const calendarDate = z
+	.string()
+	.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date in the form yyyy-mm-dd')
+	.refine((value) => new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'not a calendar date');
+
+/** Section 2.1 and 4.2 rule 1: a registered company. Fields the API may add later pass through. */
+export const registeredCompanySchema = z
+	.object({
+		isRegistered: z.literal(true),
+		officialName: z.string().min(1),
+		status: z.enum(['Active', 'Inactive']),
+		registrationDate: calendarDate,
+		registeredAddress: z.string().min(1).optional(),
+	})
+	.passthrough();
+
+/**
+ * Section 2.1 rule and 4.2 rule 2: an unknown company carries `N/A` in the four other fields.
+ * registeredAddress may also be absent, as it is "only sometimes available".
+ */
+export const unregisteredCompanySchema = z
+	.object({
+		isRegistered: z.literal(false),
+		officialName: z.literal(NOT_AVAILABLE),
+		status: z.literal(NOT_AVAILABLE),
+		registrationDate: z.literal(NOT_AVAILABLE),
+		registeredAddress: z.literal(NOT_AVAILABLE).optional(),
+	})
+	.passthrough();
+
+export const companyRecordSchema = z.discriminatedUnion('isRegistered', [
+	registeredCompanySchema,
+	unregisteredCompanySchema,
+]);
+
+export type CompanyRecord = z.infer<typeof companyRecordSchema>;
+export type RegisteredCompany = z.infer<typeof registeredCompanySchema>;
+
+export type RecordCheck = { valid: true; record: CompanyRecord } | { valid: false; problem: string };
+
+/** Checks a lookup response against section 2.1 and says which field broke the contract, and how. */
+export function checkCompanyRecord(body: unknown): RecordCheck {
+	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+		const shown = typeof body === 'string' ? truncate(body) : JSON.stringify(body);
+		return { valid: false, problem: `the response body is not a JSON object: ${shown}` };
+	}
+	const parsed = companyRecordSchema.safeParse(body);
+	if (parsed.success) return { valid: true, record: parsed.data };
+	const issue = parsed.error.issues[0];
+	const field = issue.path.join('.') || 'isRegistered';
+	const value = (body as Record<string, unknown>)[String(issue.path[0] ?? 'isRegistered')];
+	const shownValue = value === undefined ? 'missing' : `${JSON.stringify(value)}`;
+	return { valid: false, problem: `field '${field}' is ${shownValue}: ${describeIssue(issue, body as Record<string, unknown>)}` };
+}
+
+function describeIssue(issue: z.ZodIssue, body: Record<string, unknown>): string {
+	if (issue.code === 'invalid_enum_value') return `expected ${issue.options.join(' or ')}`;
+	if (issue.code === 'invalid_union_discriminator') return 'expected true or false';
+	if (issue.code === 'invalid_literal') {
+		return body.isRegistered === false
+			? `expected '${NOT_AVAILABLE}' because isRegistered is false`
+			: `expected ${JSON.stringify(issue.expected)}`;
+	}
+	return issue.message;
+}
+
+function truncate(text: string): string {
+	return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}

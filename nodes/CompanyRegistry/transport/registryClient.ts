@@ -1,0 +1,150 @@
+import { sleep, type IExecuteFunctions, type IHttpRequestOptions, type IN8nHttpFullResponse } from 'n8n-workflow';
+
+import { checkCompanyRecord, type CompanyRecord } from '../model/companyRecord';
+import type { LookupKey } from '../model/lookupKey';
+import type { LookupFailure } from './registryError';
+import { rateLimitDelayMs } from './retryAfter';
+
+export const CREDENTIAL_TYPE = 'companyRegistryApi';
+
+export interface RegistrySettings {
+	/** The credential's Base URL without trailing slashes. */
+	baseUrl: string;
+	timeoutMs: number;
+	/** How long one lookup may wait on 429 answers in total before it fails with 429. */
+	maxRateLimitWaitMs: number;
+}
+
+export type LookupOutcome = { record: CompanyRecord } | { failure: LookupFailure };
+
+/** One HTTP answer, or the reason there was none. */
+type Answer =
+	| { status: number; statusMessage?: string; headers: Record<string, unknown>; body: unknown }
+	| { failure: LookupFailure };
+
+interface WrappedRequestError {
+	cause?: {
+		code?: string;
+		message?: string;
+		isAxiosError?: boolean;
+		response?: { status?: number; statusText?: string; data?: unknown };
+	};
+	message?: string;
+}
+
+/** Section 4.2 path: the id always travels as one percent-encoded segment, so no input can add a step or a query. */
+export function lookupUrl(baseUrl: string, key: LookupKey): string {
+	return `${baseUrl}/v1/company/${encodeURIComponent(key.countryCode)}/${encodeURIComponent(key.companyId)}`;
+}
+
+/**
+ * The only place that talks to the registry's lookup endpoint. Requests go through n8n's
+ * httpRequestWithAuthentication, so credentials, proxies and the one token refresh after a 401 apply.
+ */
+export class RegistryClient {
+	constructor(
+		private readonly context: IExecuteFunctions,
+		readonly settings: RegistrySettings,
+	) {}
+
+	/** Looks one company up, waiting out 429s within the Max Rate-Limit Wait budget. Never throws. */
+	async lookUp(key: LookupKey): Promise<LookupOutcome> {
+		let waitedMs = 0;
+		for (let attempt = 0; ; attempt++) {
+			const answer = await this.send(key);
+			if ('failure' in answer) return answer;
+			if (answer.status === 200) {
+				const check = checkCompanyRecord(answer.body);
+				return check.valid ? { record: check.record } : { failure: { status: 200, message: check.problem } };
+			}
+			if (answer.status === 429) {
+				const delayMs = rateLimitDelayMs(header(answer.headers, 'retry-after'), attempt);
+				if (waitedMs + delayMs > this.settings.maxRateLimitWaitMs) {
+					return { failure: { status: 429, body: answer.body, waitedMs } };
+				}
+				await this.wait(delayMs);
+				waitedMs += delayMs;
+				continue;
+			}
+			const failure: LookupFailure = { status: answer.status, statusMessage: answer.statusMessage, body: answer.body };
+			if (answer.status === 403) failure.grantedScopes = await this.grantedScopes();
+			return { failure };
+		}
+	}
+
+	private async send(key: LookupKey): Promise<Answer> {
+		const qs: Record<string, string> = {};
+		if (key.stateCode) qs.stateCode = key.stateCode;
+		if (key.languageCode) qs.languageCode = key.languageCode;
+		const request: IHttpRequestOptions = {
+			method: 'GET',
+			url: lookupUrl(this.settings.baseUrl, key),
+			qs,
+			json: true,
+			timeout: this.settings.timeoutMs,
+			returnFullResponse: true,
+			// Every status comes back as an answer except 401, which must throw: that is what makes
+			// n8n fetch a new token through the credential and send the request once more.
+			ignoreHttpStatusErrors: { ignore: true, except: [401] },
+		};
+		try {
+			const response = (await this.context.helpers.httpRequestWithAuthentication.call(
+				this.context,
+				CREDENTIAL_TYPE,
+				request,
+			)) as IN8nHttpFullResponse;
+			return {
+				status: response.statusCode,
+				statusMessage: response.statusMessage,
+				headers: response.headers as Record<string, unknown>,
+				body: response.body,
+			};
+		} catch (error) {
+			return { failure: failureOf(error as WrappedRequestError) };
+		}
+	}
+
+	/** The scopes in the current token's payload, for the 403 message. Read only, never verified. */
+	private async grantedScopes(): Promise<string | undefined> {
+		try {
+			const credentials = await this.context.getCredentials(CREDENTIAL_TYPE);
+			const payload = String(credentials.accessToken ?? '').split('.')[1] ?? '';
+			const claims = JSON.parse(decodeBase64Url(payload)) as { scope?: unknown };
+			return typeof claims.scope === 'string' ? claims.scope : undefined;
+		} catch (error) {
+			// An opaque token has no readable scope; the 403 message then says so.
+			this.context.logger.debug('Company Registry: the access token has no readable scope', {
+				reason: error instanceof Error ? error.name : 'unknown',
+			});
+			return undefined;
+		}
+	}
+
+	/** n8n's sleep, in short steps, so that a cancelled execution does not sit out a long Retry-After. */
+	private async wait(ms: number): Promise<void> {
+		const signal = this.context.getExecutionCancelSignal?.();
+		const until = Date.now() + ms;
+		while (Date.now() < until && !signal?.aborted) await sleep(Math.min(250, until - Date.now()));
+	}
+}
+
+function header(headers: Record<string, unknown>, name: string): string | undefined {
+	const value = headers[name];
+	return Array.isArray(value) ? String(value[0]) : typeof value === 'string' ? value : undefined;
+}
+
+/** httpRequestWithAuthentication wraps every failure in a NodeApiError; the original is its cause. */
+function failureOf(error: WrappedRequestError): LookupFailure {
+	const cause = error.cause;
+	if (cause?.response?.status !== undefined) {
+		return { status: cause.response.status, statusMessage: cause.response.statusText, body: cause.response.data };
+	}
+	if (cause?.isAxiosError || cause?.code) return { networkCode: cause.code ?? 'no response' };
+	// Not an HTTP failure: the credential's token exchange, whose message already says what to fix.
+	return { message: cause?.message ?? error.message ?? 'The lookup failed without a reason' };
+}
+
+/** base64url → text. The payload of a JWT is ASCII JSON, so atob's byte string is enough. */
+function decodeBase64Url(input: string): string {
+	return atob(input.replace(/-/g, '+').replace(/_/g, '/'));
+}
