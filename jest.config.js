@@ -8,4 +8,5 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},
 	testTimeout: 60_000,
+	reporters: ['default', '<rootDir>/test/summaryReporter.js'],
 };

@@ -68,6 +68,10 @@ export interface Sandbox {
 	resetCounters(): void;
 	changeCompany(key: { country: string; companyId: string; state?: string }, change: CompanyChange): void;
 	revokeAllTokens(): void;
+	/** Raw request targets (path and query) of the last 1,000 lookups, oldest first. */
+	lookupLog: string[];
+	/** Called after each lookup is counted, with the running count: lets a test act mid-execution. */
+	onLookup(listener: ((count: number) => void) | undefined): void;
 	setRateLimit(settings: Partial<RateLimitSettings>): void;
 	setFaults(settings: Partial<FaultSettings>): void;
 	setRetryAfterFormat(format: RetryAfterFormat): void;
@@ -108,6 +112,7 @@ export const FAULT_IDS = {
 	HRB99500: 'HTTP 500 InternalFailureException',
 	HRB99504: 'HTTP 504 Gateway Timeout',
 	HRB99429: 'HTTP 429 on every request, Retry-After 1',
+	HRB99403: 'HTTP 403 AccessDeniedException, as when a plan does not cover a lookup',
 	HRB99404: 'HTTP 404',
 	HRB99418: 'HTTP 418, a status neither document lists',
 	HRB99901: 'connection dropped without a response',
@@ -223,9 +228,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	let baseUrl = '';
 	let audience = '';
 
+	const lookupLog: string[] = [];
+	let lookupListener: ((count: number) => void) | undefined;
 	const countLookup = (status: number) => {
 		counters.lookups += 1;
 		counters.lookupsByStatus[status] = (counters.lookupsByStatus[status] ?? 0) + 1;
+		lookupListener?.(counters.lookups);
 	};
 
 	async function handleToken(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -413,6 +421,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			throw new HttpFailure(504, { message: 'Gateway Timeout' });
 		}
 		if (fault === 'HRB99429') throw rateLimited(1, 0, limits.burst);
+		if (fault === 'HRB99403') {
+			throw new HttpFailure(403, { error: 'AccessDeniedException', message: 'The plan does not cover this lookup' });
+		}
 		if (fault === 'HRB99404') throw new HttpFailure(404, { error: 'NotFoundException', message: 'Not Found' });
 		if (fault === 'HRB99418') throw new HttpFailure(418, { message: "I'm a teapot" });
 		if (fault === 'HRB99901' || (!fault && rolled(faults.shareDrop))) {
@@ -446,10 +457,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	const server: Server = createServer((request, response) => {
 		const url = new URL(request.url ?? '/', 'http://sandbox.invalid');
-		const lookupMatch = LOOKUP_PATH.exec(url.pathname);
 		if (url.pathname === '/.well-known/jwks.json') {
 			sendJson(response, 200, signer.jwks());
 			return;
+		}
+		const lookupMatch = LOOKUP_PATH.exec(url.pathname);
+		if (url.pathname !== '/oauth/token') {
+			lookupLog.push(request.url ?? '');
+			if (lookupLog.length > 1000) lookupLog.shift();
 		}
 		const handled =
 			url.pathname === '/oauth/token'
@@ -493,6 +508,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		revokeAllTokens() {
 			liveTokenIds.clear();
+		},
+		lookupLog,
+		onLookup(listener) {
+			lookupListener = listener;
 		},
 		setRateLimit(settings) {
 			limiter.update(settings);

@@ -82,6 +82,7 @@ describe('sandbox faults', () => {
 		['HRB99500', 500, { error: 'InternalFailureException' }],
 		['HRB99504', 504, {}],
 		['HRB99429', 429, { message: 'Rate limit exceeded. Please wait and try again later.' }],
+		['HRB99403', 403, { error: 'AccessDeniedException' }],
 		['HRB99404', 404, { error: 'NotFoundException' }],
 		['HRB99418', 418, {}],
 	])('reserved id de/%s answers %d', async (id, status, body) => {
@@ -114,7 +115,7 @@ describe('sandbox faults', () => {
 
 	it('every reserved id is documented and well-formed', () => {
 		for (const id of Object.keys(FAULT_IDS)) expect(id).toMatch(/^HRB99\d{3}$/);
-		expect(Object.keys(FAULT_IDS)).toHaveLength(10);
+		expect(Object.keys(FAULT_IDS)).toHaveLength(11);
 	});
 
 	it('shares of faults apply to ordinary lookups, and can be switched off again', async () => {

@@ -6,7 +6,11 @@ export const NOT_AVAILABLE = 'N/A';
 const calendarDate = z
 	.string()
 	.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date in the form yyyy-mm-dd')
-	.refine((value) => new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'not a calendar date');
+	.refine((value) => {
+		// zod runs this even when the pattern failed, so it must not assume the pattern held.
+		const time = Date.parse(`${value}T00:00:00Z`);
+		return Number.isNaN(time) || new Date(time).toISOString().startsWith(value);
+	}, 'not a calendar date');
 
 /** Section 2.1 and 4.2 rule 1: a registered company. Fields the API may add later pass through. */
 export const registeredCompanySchema = z

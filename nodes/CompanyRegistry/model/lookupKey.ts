@@ -30,12 +30,13 @@ export class LookupInputError extends Error {
 	}
 }
 
-/** Lowercase, without accents, punctuation or extra spaces: "Côte d'Ivoire" → "cote d ivoire". */
+/** Lowercase, without accents, apostrophes, punctuation or extra spaces: "Côte d'Ivoire" → "cote divoire". */
 function simplify(name: string): string {
 	return name
 		.normalize('NFD')
 		.replace(/\p{M}/gu, '')
 		.toLowerCase()
+		.replace(/['’]/g, '')
 		.replace(/[^a-z0-9]+/g, ' ')
 		.trim();
 }

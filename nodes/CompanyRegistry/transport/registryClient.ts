@@ -42,6 +42,9 @@ export function lookupUrl(baseUrl: string, key: LookupKey): string {
  * httpRequestWithAuthentication, so credentials, proxies and the one token refresh after a 401 apply.
  */
 export class RegistryClient {
+	/** Set when the token exchange failed: it fails every later lookup of this execution the same way. */
+	private credentialFailure: LookupFailure | undefined;
+
 	constructor(
 		private readonly context: IExecuteFunctions,
 		readonly settings: RegistrySettings,
@@ -49,10 +52,15 @@ export class RegistryClient {
 
 	/** Looks one company up, waiting out 429s within the Max Rate-Limit Wait budget. Never throws. */
 	async lookUp(key: LookupKey): Promise<LookupOutcome> {
+		if (this.credentialFailure) return { failure: this.credentialFailure };
 		let waitedMs = 0;
 		for (let attempt = 0; ; attempt++) {
 			const answer = await this.send(key);
-			if ('failure' in answer) return answer;
+			if ('failure' in answer) {
+				// A rejected client id or an unreachable Auth URL will not mend within this execution.
+				if (answer.failure.message !== undefined) this.credentialFailure = answer.failure;
+				return answer;
+			}
 			if (answer.status === 200) {
 				const check = checkCompanyRecord(answer.body);
 				return check.valid ? { record: check.record } : { failure: { status: 200, message: check.problem } };

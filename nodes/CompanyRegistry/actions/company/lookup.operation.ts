@@ -155,16 +155,19 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					? new NodeOperationError(this.getNode(), caught.message, { itemIndex, description: `Accepted: ${caught.accepted}.` })
 					: caught;
 			if (!continueOnFail) throw error;
-			// A failed check must never pass for a registered company: error items leave by Not Registered
-			// (or by the error output, which n8n fills from items that carry `error`).
+			// A failed check must never pass for a registered company: error items leave by Not Registered,
+			// or by the error output. Only `error` and `details` keys: n8n then routes the item to the error
+			// output with its input row merged in, and keeps the details (it would reduce an item that
+			// carries an `error` object to its message).
 			notRegistered.push({
 				json: {
 					error: error.message,
-					...(error.description ? { description: error.description } : {}),
-					...(error.httpCode ? { httpCode: error.httpCode } : {}),
-					...(key ? { lookup: { ...key } } : {}),
+					details: {
+						...(error.description ? { description: error.description } : {}),
+						...(error.httpCode ? { httpCode: error.httpCode } : {}),
+						...(key ? { lookup: { ...key } } : {}),
+					},
 				},
-				error,
 				pairedItem: { item: itemIndex },
 			});
 		}

@@ -1,0 +1,54 @@
+// npm start: the package's main job on the embedded sandbox, no account needed. Starts the sandbox
+// registry, runs examples/workflows/company-lookup.json through n8n's own engine over the rows of
+// examples/sample-sheet.csv, and prints each row's result and branch.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+import { startSandbox } from '../sandbox/server';
+import { loadWorkflow } from '../test/harness/engine';
+import { REGISTRY_NODE, engineFor } from '../test/harness/fixtures';
+
+/** A small CSV reader: a header row, comma-separated cells, no quoting (the sample needs none). */
+function readCsv(path: string): Array<Record<string, string>> {
+	const [header, ...lines] = readFileSync(resolve(path), 'utf8').trim().split(/\r?\n/);
+	const columns = header.split(',');
+	return lines.map((line) => Object.fromEntries(line.split(',').map((cell, index) => [columns[index], cell.trim()])));
+}
+
+async function main() {
+	const sandbox = await startSandbox({ port: 0 });
+	try {
+		const rows = readCsv('examples/sample-sheet.csv');
+		const engine = engineFor(sandbox);
+		const result = await engine.execute(loadWorkflow('examples/workflows/company-lookup.json'), { rows });
+		const [registered = [], notRegistered = [], failed = []] = result.outputOf(REGISTRY_NODE);
+		const lines: Array<[number, string]> = [];
+		for (const item of registered) {
+			const { officialName, status } = item.json;
+			lines.push([(item.pairedItem as { item: number }).item, `Registered      ${status} · ${officialName}`]);
+		}
+		for (const item of notRegistered) {
+			lines.push([(item.pairedItem as { item: number }).item, 'Not Registered  (no such company in the register)']);
+		}
+		for (const item of failed) {
+			lines.push([(item.pairedItem as { item: number }).item, `Error           ${item.json.error}`]);
+		}
+		console.log(`Company Registry sandbox at ${sandbox.baseUrl}; ${rows.length} rows from examples/sample-sheet.csv\n`);
+		for (const [index, text] of lines.sort((a, b) => a[0] - b[0])) {
+			const row = rows[index];
+			const asked = `${row.country}/${row.companyId}${row.state ? ` (${row.state})` : ''}`;
+			console.log(`${String(index + 1).padStart(2)}  ${asked.padEnd(26)} ${text}`);
+		}
+		console.log(
+			`\n${registered.length} registered, ${notRegistered.length} not registered, ${failed.length} failed; ` +
+				`${sandbox.counters.tokenRequests} token request, ${sandbox.counters.lookups} lookups`,
+		);
+	} finally {
+		await sandbox.close();
+	}
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exitCode = 1;
+});

@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	createRunExecutionData,
+	LoggerProxy,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type IConnections,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type IPinData,
+	type IRun,
+	type IWorkflowBase,
+	type IWorkflowExecuteAdditionalData,
+	type IWorkflowSettings,
+	type WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import { TestCredentialsHelper } from './credentialsHelper';
+import { TestNodeTypes } from './nodeTypes';
+
+/** A workflow in the JSON shape n8n exports (Download / n8n export:workflow). */
+export interface WorkflowFile {
+	id?: string;
+	name: string;
+	nodes: INode[];
+	connections: IConnections;
+	pinData?: IPinData;
+	settings?: IWorkflowSettings;
+	staticData?: IDataObject | null;
+}
+
+export function loadWorkflow(path: string): WorkflowFile {
+	return JSON.parse(readFileSync(resolve(path), 'utf8')) as WorkflowFile;
+}
+
+export interface EngineResult {
+	run: IRun;
+	/** The output arrays (one per output) of a node's last run. */
+	outputOf(nodeName: string): INodeExecutionData[][];
+	/** The error a node stopped with, if it did. */
+	errorOf(nodeName: string): IRun['data']['resultData']['error'];
+	/** The workflow's static data after the run (what n8n would save). */
+	staticData: IDataObject;
+}
+
+/**
+ * Runs workflows through n8n-core's WorkflowExecute, as n8n does for a manual or production run, with
+ * the project's credentials helper and node types. One Engine is one n8n instance: its credential
+ * store lives across executions, so a token fetched in one run is reused by the next.
+ */
+export class Engine {
+	readonly credentials = new TestCredentialsHelper();
+	readonly nodeTypes = new TestNodeTypes();
+	/** Every line n8n's logger received (the engine's and the nodes' `this.logger`), with its metadata. */
+	readonly logs: string[] = [];
+
+	constructor() {
+		const record =
+			(level: string) =>
+			(message: string, meta?: object): void => {
+				this.logs.push(`${level} ${message} ${meta ? JSON.stringify(meta) : ''}`);
+			};
+		LoggerProxy.init({ error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug') });
+	}
+
+	saveCredential(id: string, data: ICredentialDataDecryptedObject, type = 'companyRegistryApi'): void {
+		this.credentials.save(id, type, data);
+	}
+
+	async execute(
+		workflowFile: WorkflowFile,
+		options: { rows?: IDataObject[]; mode?: WorkflowExecuteMode; staticData?: IDataObject } = {},
+	): Promise<EngineResult> {
+		const mode = options.mode ?? 'manual';
+		const trigger = workflowFile.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+		const pinData: IPinData = { ...(workflowFile.pinData ?? {}) };
+		if (options.rows && trigger) pinData[trigger.name] = options.rows.map((json) => ({ json }));
+
+		const workflow = new Workflow({
+			id: workflowFile.id ?? 'test-workflow',
+			name: workflowFile.name,
+			nodes: workflowFile.nodes,
+			connections: workflowFile.connections,
+			active: false,
+			nodeTypes: this.nodeTypes,
+			staticData: options.staticData ?? workflowFile.staticData ?? {},
+			settings: { executionOrder: 'v1', ...workflowFile.settings },
+			pinData,
+		});
+		const executionId = randomUUID();
+		const workflowData: IWorkflowBase = {
+			id: workflow.id,
+			name: workflowFile.name,
+			active: false,
+			activeVersionId: null,
+			isArchived: false,
+			nodes: workflowFile.nodes,
+			connections: workflowFile.connections,
+			createdAt: new Date(),
+			updatedAt: new Date(),
+		} as IWorkflowBase;
+		const additionalData = {
+			credentialsHelper: this.credentials,
+			hooks: new ExecutionLifecycleHooks(mode, executionId, workflowData),
+			executionId,
+			currentNodeExecutionIndex: 0,
+			restApiUrl: 'http://localhost:5678/rest',
+			instanceBaseUrl: 'http://localhost:5678/',
+			formBaseUrl: 'http://localhost:5678/form',
+			formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+			formTestBaseUrl: 'http://localhost:5678/form-test',
+			webhookBaseUrl: 'http://localhost:5678/webhook',
+			webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+			webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+			mcpBaseUrl: 'http://localhost:5678/mcp',
+			mcpTestBaseUrl: 'http://localhost:5678/mcp-test',
+			variables: {},
+			executeWorkflow: async () => {
+				throw new Error('Sub-workflows are not part of these tests');
+			},
+			getRunExecutionData: async () => undefined,
+			getRuntimeCredential: async () => undefined,
+			logAiEvent: () => {},
+			startRunnerTask: async () => {
+				throw new Error('Task runners are not part of these tests');
+			},
+		} as unknown as IWorkflowExecuteAdditionalData;
+
+		const runExecutionData = createRunExecutionData({ resultData: { runData: {}, pinData } });
+		const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
+		const run = await execution.run({ workflow, startNode: trigger, pinData });
+
+		return {
+			run,
+			outputOf(nodeName) {
+				const taskData = run.data.resultData.runData[nodeName];
+				const last = taskData?.[taskData.length - 1];
+				return (last?.data?.main ?? []).map((items) => items ?? []);
+			},
+			errorOf(nodeName) {
+				const taskData = run.data.resultData.runData[nodeName];
+				return taskData?.[taskData.length - 1]?.error;
+			},
+			staticData: workflow.staticData as IDataObject,
+		};
+	}
+}

@@ -1,0 +1,64 @@
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { DEMO_CLIENT, type Sandbox } from '../../sandbox/server';
+import { Engine, loadWorkflow, type EngineResult, type WorkflowFile } from './engine';
+
+export const CREDENTIAL_ID = 'registry-credential';
+export const REGISTRY_NODE = 'Company Registry';
+
+/** An n8n instance whose one Company Registry credential points at the sandbox. */
+export function engineFor(sandbox: Sandbox, credential: IDataObject = {}): Engine {
+	const engine = new Engine();
+	engine.saveCredential(CREDENTIAL_ID, {
+		clientId: DEMO_CLIENT.clientId,
+		clientSecret: DEMO_CLIENT.clientSecret,
+		baseUrl: sandbox.baseUrl,
+		authUrl: sandbox.authUrl,
+		...credential,
+	});
+	return engine;
+}
+
+export interface LookupWorkflowChanges {
+	/** The node's Options collection. */
+	options?: IDataObject;
+	/** Node parameters to replace (country, companyId, state ...). */
+	parameters?: IDataObject;
+	/** The node's On Error setting. */
+	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+}
+
+/** test/workflows/lookup-from-sheet.json with the Company Registry node's settings changed. */
+export function lookupWorkflow(changes: LookupWorkflowChanges = {}): WorkflowFile {
+	const workflow = loadWorkflow('test/workflows/lookup-from-sheet.json');
+	const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
+	node.parameters = { ...node.parameters, ...changes.parameters, options: { ...changes.options } } as INodeParameters;
+	if (changes.onError) node.onError = changes.onError;
+	return workflow;
+}
+
+export interface Branches {
+	registered: INodeExecutionData[];
+	notRegistered: INodeExecutionData[];
+	/** The error output, when On Error is "continue (using error output)". */
+	errors: INodeExecutionData[];
+}
+
+export function branchesOf(result: EngineResult): Branches {
+	const [registered = [], notRegistered = [], errors = []] = result.outputOf(REGISTRY_NODE);
+	return { registered, notRegistered, errors };
+}
+
+/** Every input row must come out exactly once, on exactly one output, paired with itself. */
+export function expectEachRowOnce(branches: Branches, rows: number): void {
+	const paired = [...branches.registered, ...branches.notRegistered, ...branches.errors].map((item) => {
+		const pairedItem = item.pairedItem as { item: number };
+		return pairedItem.item;
+	});
+	expect(paired.sort((a, b) => a - b)).toEqual(Array.from({ length: rows }, (_, index) => index));
+}
+
+export async function runRows(engine: Engine, rows: IDataObject[], changes: LookupWorkflowChanges = {}) {
+	const result = await engine.execute(lookupWorkflow(changes), { rows });
+	return { result, ...branchesOf(result) };
+}

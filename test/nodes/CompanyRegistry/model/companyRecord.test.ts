@@ -1,0 +1,53 @@
+import { checkCompanyRecord } from '../../../../nodes/CompanyRegistry/model/companyRecord';
+
+const registered = {
+	isRegistered: true,
+	officialName: 'Müller & Söhne Präzisionsteile GmbH',
+	status: 'Active',
+	registrationDate: '1998-04-17',
+	registeredAddress: 'Königstraße 12, 70173 Stuttgart',
+};
+const unregistered = { isRegistered: false, officialName: 'N/A', status: 'N/A', registrationDate: 'N/A', registeredAddress: 'N/A' };
+
+// Interface document section 2.1 and 4.2 rules 1 and 2.
+describe('company record check', () => {
+	it('accepts a registered company, with or without an address (2.1: "only sometimes available")', () => {
+		expect(checkCompanyRecord(registered)).toEqual({ valid: true, record: registered });
+		const { registeredAddress: _, ...withoutAddress } = registered;
+		expect(checkCompanyRecord(withoutAddress).valid).toBe(true);
+	});
+
+	it('accepts an unknown company whose fields are all N/A (2.1 rule)', () => {
+		expect(checkCompanyRecord(unregistered)).toEqual({ valid: true, record: unregistered });
+	});
+
+	it('keeps fields a later API version adds (9.2)', () => {
+		const check = checkCompanyRecord({ ...registered, legalForm: 'GmbH' });
+		expect(check.valid && check.record).toMatchObject({ legalForm: 'GmbH' });
+	});
+
+	it.each([
+		[{ ...registered, status: 'Dissolved' }, "field 'status' is \"Dissolved\": expected Active or Inactive"],
+		[{ ...registered, status: 'N/A' }, "field 'status' is \"N/A\": expected Active or Inactive"],
+		[{ ...registered, registrationDate: '17/04/1998' }, "field 'registrationDate' is \"17/04/1998\": expected a date in the form yyyy-mm-dd"],
+		[{ ...registered, registrationDate: '1998-02-30' }, "field 'registrationDate' is \"1998-02-30\": not a calendar date"],
+		[{ ...registered, officialName: undefined }, "field 'officialName' is missing"],
+		[{ ...unregistered, status: 'Active' }, "field 'status' is \"Active\": expected 'N/A' because isRegistered is false"],
+		[{ ...unregistered, officialName: '' }, "field 'officialName' is \"\": expected 'N/A' because isRegistered is false"],
+		[{ ...registered, isRegistered: 'yes' }, "field 'isRegistered' is \"yes\": expected true or false"],
+		[{ officialName: 'x' }, "field 'isRegistered' is missing"],
+	])('names the field and value that break the contract: %j', (body, problem) => {
+		const check = checkCompanyRecord(body);
+		expect(check.valid).toBe(false);
+		expect(!check.valid && check.problem).toContain(problem);
+	});
+
+	it.each([
+		['{"isRegistered": tru', 'the response body is not a JSON object: "{\\"isRegistered\\": tru"'],
+		[null, 'the response body is not a JSON object: null'],
+		[[registered], 'the response body is not a JSON object'],
+	])('rejects a body that is not a JSON object: %p', (body, problem) => {
+		const check = checkCompanyRecord(body);
+		expect(!check.valid && check.problem).toContain(problem);
+	});
+});
