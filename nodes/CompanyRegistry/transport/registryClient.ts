@@ -3,11 +3,12 @@ import { sleep, type IExecuteFunctions, type IHttpRequestOptions, type IN8nHttpF
 import { checkCompanyRecord, type CompanyRecord } from '../model/companyRecord';
 import type { LookupKey } from '../model/lookupKey';
 import type { LookupFailure } from './registryError';
+import { RateController, type RateControlSettings } from './rateControl';
 import { rateLimitDelayMs } from './retryAfter';
 
 export const CREDENTIAL_TYPE = 'companyRegistryApi';
 
-export interface RegistrySettings {
+export interface RegistrySettings extends RateControlSettings {
 	/** The credential's Base URL without trailing slashes. */
 	baseUrl: string;
 	timeoutMs: number;
@@ -15,7 +16,7 @@ export interface RegistrySettings {
 	maxRateLimitWaitMs: number;
 }
 
-export type LookupOutcome = { record: CompanyRecord } | { failure: LookupFailure };
+export type LookupOutcome = { record: CompanyRecord } | { failure: LookupFailure } | { cancelled: true };
 
 /** One HTTP answer, or the reason there was none. */
 type Answer =
@@ -32,30 +33,61 @@ interface WrappedRequestError {
 	message?: string;
 }
 
+/** A lookup whose token keeps being refused gives up after this many fresh sends. */
+const MAX_TOKEN_RESENDS = 3;
+
 /** Section 4.2 path: the id always travels as one percent-encoded segment, so no input can add a step or a query. */
 export function lookupUrl(baseUrl: string, key: LookupKey): string {
 	return `${baseUrl}/v1/company/${encodeURIComponent(key.countryCode)}/${encodeURIComponent(key.companyId)}`;
 }
 
 /**
- * The only place that talks to the registry's lookup endpoint. Requests go through n8n's
- * httpRequestWithAuthentication, so credentials, proxies and the one token refresh after a 401 apply.
+ * The only place that talks to the registry's lookup endpoint, for one execution. Requests go through
+ * n8n's httpRequestWithAuthentication, so credentials, proxies and n8n's token refresh apply; the
+ * RateController decides when each may start.
+ *
+ * Token renewal: requests normally take a 401 back as an answer. The first request that meets one
+ * renews the token for everybody by sending again with 401 left to n8n, which fetches a new token
+ * (the credential's preAuthentication) and repeats the request; requests that met the 401 meanwhile
+ * wait for that and resend. So a token revoked mid-batch costs one token request, not one per
+ * request in flight.
  */
 export class RegistryClient {
+	readonly rate: RateController;
 	/** Set when the token exchange failed: it fails every later lookup of this execution the same way. */
 	private credentialFailure: LookupFailure | undefined;
+	private tokenGeneration = 0;
+	private renewal: Promise<void> | undefined;
+	private cancelled = false;
 
 	constructor(
 		private readonly context: IExecuteFunctions,
 		readonly settings: RegistrySettings,
-	) {}
+	) {
+		this.rate = new RateController(settings);
+	}
+
+	/** Lookups that have not started yet end as cancelled (the node is about to stop on an error). */
+	cancelPending(): void {
+		this.cancelled = true;
+	}
 
 	/** Looks one company up, waiting out 429s within the Max Rate-Limit Wait budget. Never throws. */
 	async lookUp(key: LookupKey): Promise<LookupOutcome> {
-		if (this.credentialFailure) return { failure: this.credentialFailure };
 		let waitedMs = 0;
-		for (let attempt = 0; ; attempt++) {
-			const answer = await this.send(key);
+		let tokenResends = 0;
+		for (let attempt = 0; ; ) {
+			if (this.credentialFailure) return { failure: this.credentialFailure };
+			if (this.cancelled || this.context.getExecutionCancelSignal?.()?.aborted) return { cancelled: true };
+			await this.renewal;
+			const generation = this.tokenGeneration;
+			let answer = await this.send(key, 'answer');
+			if (!('failure' in answer) && answer.status === 401 && tokenResends < MAX_TOKEN_RESENDS) {
+				tokenResends += 1;
+				// Renewed (or being renewed) since this request left: send again with the new token.
+				if (generation !== this.tokenGeneration || this.renewal) continue;
+				answer = await this.renewToken(key);
+			}
 			if ('failure' in answer) {
 				// A rejected client id or an unreachable Auth URL will not mend within this execution.
 				if (answer.failure.message !== undefined) this.credentialFailure = answer.failure;
@@ -66,7 +98,7 @@ export class RegistryClient {
 				return check.valid ? { record: check.record } : { failure: { status: 200, message: check.problem } };
 			}
 			if (answer.status === 429) {
-				const delayMs = rateLimitDelayMs(header(answer.headers, 'retry-after'), attempt);
+				const delayMs = rateLimitDelayMs(header(answer.headers, 'retry-after'), attempt++);
 				if (waitedMs + delayMs > this.settings.maxRateLimitWaitMs) {
 					return { failure: { status: 429, body: answer.body, waitedMs } };
 				}
@@ -80,7 +112,37 @@ export class RegistryClient {
 		}
 	}
 
-	private async send(key: LookupKey): Promise<Answer> {
+	/** Sends once more with 401 left to n8n, which then renews the token and repeats the request. */
+	private async renewToken(key: LookupKey): Promise<Answer> {
+		let renewed = () => {};
+		this.renewal = new Promise<void>((resolve) => (renewed = resolve));
+		try {
+			return await this.send(key, 'renew token');
+		} finally {
+			this.tokenGeneration += 1;
+			this.renewal = undefined;
+			renewed();
+		}
+	}
+
+	/** One request, paced by the rate controller. */
+	private async send(key: LookupKey, on401: 'answer' | 'renew token'): Promise<Answer> {
+		await this.rate.acquire(this.context.getExecutionCancelSignal?.());
+		const answer = await this.request(key, on401);
+		this.rate.release(
+			'failure' in answer
+				? { status: answer.failure.status }
+				: {
+						status: answer.status,
+						remaining: numberHeader(answer.headers, 'x-ratelimit-remaining'),
+						retryAfterMs:
+							answer.status === 429 ? rateLimitDelayMs(header(answer.headers, 'retry-after'), 0, Date.now(), () => 1) : undefined,
+					},
+		);
+		return answer;
+	}
+
+	private async request(key: LookupKey, on401: 'answer' | 'renew token'): Promise<Answer> {
 		const qs: Record<string, string> = {};
 		if (key.stateCode) qs.stateCode = key.stateCode;
 		if (key.languageCode) qs.languageCode = key.languageCode;
@@ -91,9 +153,9 @@ export class RegistryClient {
 			json: true,
 			timeout: this.settings.timeoutMs,
 			returnFullResponse: true,
-			// Every status comes back as an answer except 401, which must throw: that is what makes
+			// Statuses come back as answers. Only when renewing is 401 left to throw: that is what makes
 			// n8n fetch a new token through the credential and send the request once more.
-			ignoreHttpStatusErrors: { ignore: true, except: [401] },
+			ignoreHttpStatusErrors: { ignore: true, except: on401 === 'renew token' ? [401] : [] },
 		};
 		try {
 			const response = (await this.context.helpers.httpRequestWithAuthentication.call(
@@ -132,8 +194,13 @@ export class RegistryClient {
 	private async wait(ms: number): Promise<void> {
 		const signal = this.context.getExecutionCancelSignal?.();
 		const until = Date.now() + ms;
-		while (Date.now() < until && !signal?.aborted) await sleep(Math.min(250, until - Date.now()));
+		while (Date.now() < until && !signal?.aborted && !this.cancelled) await sleep(Math.min(250, until - Date.now()));
 	}
+}
+
+function numberHeader(headers: Record<string, unknown>, name: string): number | undefined {
+	const value = Number(header(headers, name));
+	return header(headers, name) !== undefined && Number.isFinite(value) ? value : undefined;
 }
 
 function header(headers: Record<string, unknown>, name: string): string | undefined {

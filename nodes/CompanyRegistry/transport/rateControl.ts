@@ -1,0 +1,167 @@
+import { sleep } from 'n8n-workflow';
+
+export interface RateControlSettings {
+	/** Upper bound on requests in flight at once. */
+	maxConcurrency: number;
+	/** Optional cap for plans with low quotas; undefined for none. */
+	maxRequestsPerSecond?: number;
+}
+
+/** What one answered request tells the controller. */
+export interface RequestReport {
+	status?: number;
+	/** X-RateLimit-Remaining, where the server sent it. */
+	remaining?: number;
+	/** For a 429: how long the server asked to wait. */
+	retryAfterMs?: number;
+}
+
+interface RemainingSample {
+	at: number;
+	remaining: number;
+	/** Successful requests answered up to this sample. */
+	successes: number;
+}
+
+/** A 429 that asks for a wait this long is a quota or an outage: everybody waits, not only its request. */
+const LONG_RETRY_AFTER_MS = 5_000;
+/** Decreases closer together than this are one congestion event, not several. */
+const DECREASE_SPACING_MS = 500;
+/** The window over which the server's refill rate is estimated from X-RateLimit-Remaining. */
+const REFILL_WINDOW_MS = 1_000;
+
+/**
+ * Decides when the next lookup may start, so that a sheet runs close to what the registry's rate
+ * limit allows without turning 429s into a retry storm:
+ * - at most `concurrency` requests in flight; it starts at the maximum, halves on a 429 (once per
+ *   congestion event) and grows back by one per round of successes (AIMD);
+ * - the first request goes alone, so that one token is fetched and stored before the others start;
+ * - where answers carry X-RateLimit-Remaining, requests spend the server's remaining budget freely and,
+ *   once it is nearly spent, are paced at the refill rate estimated from how the budget moves;
+ * - without that header, a 429 sets the pace to the success rate seen so far, lowered by 10% on each
+ *   further congestion event and raised again slowly;
+ * - when every request in flight meets 429, or a 429 asks for a long wait, all requests pause until
+ *   the Retry-After has passed;
+ * - an optional user cap on requests per second always applies.
+ */
+export class RateController {
+	private inFlight = 0;
+	private concurrency: number;
+	private firstAnswered = false;
+	private pausedUntil = 0;
+	private nextStartAt = 0;
+	private learnedIntervalMs = 0;
+	private lastDecreaseAt = 0;
+	private consecutive429 = 0;
+	private successes = 0;
+	private readonly startedAt = Date.now();
+	private remaining: number | undefined;
+	private startedSinceRemaining = 0;
+	private readonly samples: RemainingSample[] = [];
+	private readonly waiting: Array<() => void> = [];
+	/** Counters for the benchmark and the tests. */
+	readonly stats = { requests: 0, rateLimited: 0, pauses: 0 };
+
+	constructor(private readonly settings: RateControlSettings) {
+		this.concurrency = settings.maxConcurrency;
+	}
+
+	/** Waits until a request may start, then counts it as in flight. Pair with `release`. */
+	async acquire(signal?: AbortSignal): Promise<void> {
+		for (;;) {
+			if (signal?.aborted) throw new Error('The execution was cancelled');
+			const now = Date.now();
+			const limit = this.firstAnswered ? Math.max(1, Math.floor(this.concurrency)) : 1;
+			if (this.inFlight >= limit || this.budgetSpent()) {
+				await new Promise<void>((resolve) => this.waiting.push(resolve));
+				continue;
+			}
+			const startAt = Math.max(this.pausedUntil, this.inFlight > 0 || this.nextStartAt > now ? this.nextStartAt : now);
+			if (startAt > now) {
+				await sleep(startAt - now);
+				continue;
+			}
+			this.inFlight += 1;
+			this.startedSinceRemaining += 1;
+			this.stats.requests += 1;
+			this.nextStartAt = Math.max(now, this.nextStartAt) + this.intervalMs();
+			return;
+		}
+	}
+
+	/** Records what a request's answer said about the rate limit and lets the next request go. */
+	release(report: RequestReport): void {
+		const now = Date.now();
+		this.inFlight -= 1;
+		this.firstAnswered = true;
+		if (report.status === 429) this.onRateLimited(now, report);
+		else if (report.status !== undefined) this.onAnswered();
+		if (report.remaining !== undefined) this.recordRemaining(now, report.remaining);
+		this.wakeAll();
+	}
+
+	private onAnswered(): void {
+		this.consecutive429 = 0;
+		this.successes += 1;
+		// Additive increase: one more request in flight per round of successes.
+		this.concurrency = Math.min(this.settings.maxConcurrency, this.concurrency + 1 / this.concurrency);
+		// Without a remaining budget to read, probe slowly back up towards a faster pace.
+		if (this.learnedIntervalMs > 0 && this.remaining === undefined) this.learnedIntervalMs *= 0.995;
+	}
+
+	private onRateLimited(now: number, report: RequestReport): void {
+		this.stats.rateLimited += 1;
+		this.consecutive429 += 1;
+		const retryAfterMs = report.retryAfterMs ?? 1000;
+		if (retryAfterMs >= LONG_RETRY_AFTER_MS || this.consecutive429 >= Math.max(2, Math.floor(this.concurrency))) {
+			// A storm: everybody waits out the Retry-After, instead of retrying the moment it ends.
+			if (now + retryAfterMs > this.pausedUntil) this.stats.pauses += 1;
+			this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
+		}
+		if (now - this.lastDecreaseAt < DECREASE_SPACING_MS) return;
+		this.lastDecreaseAt = now;
+		this.concurrency = Math.max(1, this.concurrency / 2);
+		if (report.remaining === undefined && this.remaining === undefined) {
+			const seenRate = (this.successes * 1000) / Math.max(1, now - this.startedAt);
+			this.learnedIntervalMs =
+				this.learnedIntervalMs > 0 ? this.learnedIntervalMs / 0.9 : 1000 / Math.max(0.1, seenRate);
+		}
+	}
+
+	/** X-RateLimit-Remaining: the server's budget now, and (over a window) how fast it refills. */
+	private recordRemaining(now: number, remaining: number): void {
+		this.remaining = remaining;
+		// Requests still in flight were sent before this answer and will spend from this budget.
+		this.startedSinceRemaining = this.inFlight;
+		this.samples.push({ at: now, remaining, successes: this.successes });
+		while (this.samples.length > 2 && now - this.samples[0].at > REFILL_WINDOW_MS) this.samples.shift();
+		const first = this.samples[0];
+		const spanMs = now - first.at;
+		if (spanMs >= 200) {
+			const refillPerSecond = ((remaining - first.remaining + (this.successes - first.successes)) * 1000) / spanMs;
+			if (refillPerSecond > 0) this.learnedIntervalMs = 1000 / refillPerSecond;
+		}
+	}
+
+	/** With a known server budget and no refill estimate yet, wait for an answer rather than guess. */
+	private budgetSpent(): boolean {
+		return (
+			this.remaining !== undefined &&
+			this.remaining - this.startedSinceRemaining <= 0 &&
+			this.learnedIntervalMs === 0 &&
+			this.inFlight > 0
+		);
+	}
+
+	private intervalMs(): number {
+		const userIntervalMs = this.settings.maxRequestsPerSecond ? 1000 / this.settings.maxRequestsPerSecond : 0;
+		// While the server's budget lasts, spend it; pace at the refill rate only once it is nearly gone.
+		const budgetLeft = this.remaining === undefined ? 0 : this.remaining - this.startedSinceRemaining;
+		const learned = this.remaining === undefined || budgetLeft < Math.max(2, this.concurrency) ? this.learnedIntervalMs : 0;
+		return Math.max(userIntervalMs, learned);
+	}
+
+	private wakeAll(): void {
+		for (const resolve of this.waiting.splice(0)) resolve();
+	}
+}
