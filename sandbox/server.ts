@@ -35,6 +35,7 @@ export interface FaultSettings {
 }
 
 export type RetryAfterFormat = 'seconds' | 'http-date' | 'none';
+export type RateLimitHeaders = 'always' | '429-only';
 
 export interface SandboxOptions {
 	/** 4010 when undefined; 0 picks any free port. */
@@ -44,6 +45,8 @@ export interface SandboxOptions {
 	faults?: Partial<FaultSettings>;
 	/** How 429s give Retry-After: seconds (default), an HTTP date, or not at all. */
 	retryAfterFormat?: RetryAfterFormat;
+	/** X-RateLimit-* on every lookup (default), or only on 429s as some services do. */
+	rateLimitHeaders?: RateLimitHeaders;
 	/** Seed for the fault dice, so a run can be repeated. */
 	seed?: number;
 	/** Companies instead of companies.json. */
@@ -75,6 +78,7 @@ export interface Sandbox {
 	setRateLimit(settings: Partial<RateLimitSettings>): void;
 	setFaults(settings: Partial<FaultSettings>): void;
 	setRetryAfterFormat(format: RetryAfterFormat): void;
+	setRateLimitHeaders(mode: RateLimitHeaders): void;
 	close(): Promise<void>;
 }
 
@@ -221,6 +225,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const limiter = new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit });
 	let faults: FaultSettings = { ...NO_FAULTS, ...options.faults };
 	let retryAfterFormat: RetryAfterFormat = options.retryAfterFormat ?? 'seconds';
+	let rateLimitHeaders: RateLimitHeaders = options.rateLimitHeaders ?? 'always';
 	const random = mulberry32(options.seed ?? 20261121);
 	/** Token ids still valid; revoking all tokens empties it. */
 	const liveTokenIds = new Set<string>();
@@ -370,10 +375,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const decision = limiter.take(clientId);
 		const limits = limiter.limits;
 		if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 0, limits.burst);
-		const rateHeaders = {
-			'x-ratelimit-limit': String(limits.burst),
-			'x-ratelimit-remaining': String(decision.remaining),
-		};
+		const rateHeaders: Record<string, string> =
+			rateLimitHeaders === 'always'
+				? { 'x-ratelimit-limit': String(limits.burst), 'x-ratelimit-remaining': String(decision.remaining) }
+				: {};
 
 		const delay = faults.latencyMs + (faults.jitterMs > 0 ? random() * faults.jitterMs : 0);
 		if (delay > 0) await sleep(delay);
@@ -521,6 +526,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		setRetryAfterFormat(format) {
 			retryAfterFormat = format;
+		},
+		setRateLimitHeaders(mode) {
+			rateLimitHeaders = mode;
 		},
 		async close() {
 			server.closeAllConnections();

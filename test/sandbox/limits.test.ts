@@ -61,6 +61,15 @@ describe('sandbox rate limits', () => {
 		expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(86_400);
 	});
 
+	it('can send the X-RateLimit headers only on 429s, as some services do', async () => {
+		sandbox.setRateLimitHeaders('429-only');
+		const responses = await burst(4);
+		const ok = responses.find((response) => response.status === 200)!;
+		const limited = responses.find((response) => response.status === 429)!;
+		expect(ok.headers['x-ratelimit-remaining']).toBeUndefined();
+		expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+	});
+
 	it('rate limits per client: revoking tokens does not reset the bucket', async () => {
 		await burst(3);
 		sandbox.revokeAllTokens();

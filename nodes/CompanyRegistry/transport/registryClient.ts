@@ -33,6 +33,19 @@ interface WrappedRequestError {
 	message?: string;
 }
 
+/** A token renewal under way: which lookup performs it, and when it is done. */
+interface Renewal {
+	by: LookupKey;
+	done: Promise<void>;
+	finish: () => void;
+}
+
+function newRenewal(by: LookupKey): Renewal {
+	let finish = () => {};
+	const done = new Promise<void>((resolve) => (finish = resolve));
+	return { by, done, finish };
+}
+
 /** A lookup whose token keeps being refused gives up after this many fresh sends. */
 const MAX_TOKEN_RESENDS = 3;
 
@@ -57,7 +70,7 @@ export class RegistryClient {
 	/** Set when the token exchange failed: it fails every later lookup of this execution the same way. */
 	private credentialFailure: LookupFailure | undefined;
 	private tokenGeneration = 0;
-	private renewal: Promise<void> | undefined;
+	private renewal: Renewal | undefined;
 	private cancelled = false;
 
 	constructor(
@@ -79,14 +92,13 @@ export class RegistryClient {
 		for (let attempt = 0; ; ) {
 			if (this.credentialFailure) return { failure: this.credentialFailure };
 			if (this.cancelled || this.context.getExecutionCancelSignal?.()?.aborted) return { cancelled: true };
-			await this.renewal;
-			const generation = this.tokenGeneration;
+			await this.renewal?.done;
 			let answer = await this.send(key, 'answer');
-			if (!('failure' in answer) && answer.status === 401 && tokenResends < MAX_TOKEN_RESENDS) {
-				tokenResends += 1;
-				// Renewed (or being renewed) since this request left: send again with the new token.
-				if (generation !== this.tokenGeneration || this.renewal) continue;
-				answer = await this.renewToken(key);
+			if (!('failure' in answer) && answer.status === 401) {
+				// This request claimed the renewal: it must complete it, for everybody waits on it.
+				if (this.renewal?.by === key) answer = await this.renewToken(key);
+				// Another request renews the token (or already has): send again once it is done.
+				else if (tokenResends++ < MAX_TOKEN_RESENDS) continue;
 			}
 			if ('failure' in answer) {
 				// A rejected client id or an unreachable Auth URL will not mend within this execution.
@@ -114,21 +126,31 @@ export class RegistryClient {
 
 	/** Sends once more with 401 left to n8n, which then renews the token and repeats the request. */
 	private async renewToken(key: LookupKey): Promise<Answer> {
-		let renewed = () => {};
-		this.renewal = new Promise<void>((resolve) => (renewed = resolve));
 		try {
 			return await this.send(key, 'renew token');
 		} finally {
 			this.tokenGeneration += 1;
+			const renewal = this.renewal;
 			this.renewal = undefined;
-			renewed();
+			renewal?.finish();
 		}
 	}
 
 	/** One request, paced by the rate controller. */
 	private async send(key: LookupKey, on401: 'answer' | 'renew token'): Promise<Answer> {
 		await this.rate.acquire(this.context.getExecutionCancelSignal?.());
+		// A renewal began while this request queued: sending now would only meet another 401.
+		while (on401 === 'answer' && this.renewal) {
+			this.rate.release({});
+			await this.renewal.done;
+			await this.rate.acquire(this.context.getExecutionCancelSignal?.());
+		}
+		const generation = this.tokenGeneration;
 		const answer = await this.request(key, on401);
+		if (on401 === 'answer' && !('failure' in answer) && answer.status === 401) {
+			// Claimed before the slot is released, so no queued request leaves with the refused token.
+			if (!this.renewal && generation === this.tokenGeneration) this.renewal = newRenewal(key);
+		}
 		this.rate.release(
 			'failure' in answer
 				? { status: answer.failure.status }

@@ -1,0 +1,140 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { startSandbox, type Sandbox } from '../../../../sandbox/server';
+import { engineFor, expectEachRowOnce, runRows, type Branches } from '../../../harness/fixtures';
+
+// Issue "Spreadsheet scale": a few hundred rows under each kind of trouble; every input row must come
+// out exactly once, on the right output. Interface document section 7 (429 retryable, 500) and the
+// public service notes (429 with Retry-After, 504).
+const ROWS = 300;
+
+/** Rows of distinct companies: every 10th is registered (gb/04417982 … are not: unknown ids). */
+function sheet(rows = ROWS): IDataObject[] {
+	return Array.from({ length: rows }, (_, index) =>
+		index % 10 === 0 ? { country: 'de', companyId: 'HRB12345', row: index } : { country: 'gb', companyId: String(30_000_000 + index), row: index },
+	);
+}
+
+/** Registered rows must be exactly the de/HRB12345 rows that did not fail. */
+function expectRightOutputs(branches: Branches): void {
+	for (const item of branches.registered) expect(item.json.officialName).toBe('Müller & Söhne Präzisionsteile GmbH');
+	for (const item of branches.notRegistered) expect(item.json.isRegistered).toBe(false);
+	for (const item of branches.errors) expect(typeof item.json.error).toBe('string');
+}
+
+describe('reliability on a few hundred rows', () => {
+	let sandbox: Sandbox;
+	beforeEach(async () => {
+		sandbox = await startSandbox({ port: 0, faults: { latencyMs: 5, jitterMs: 10 } });
+	});
+	afterEach(async () => await sandbox.close());
+
+	describe.each(['seconds', 'http-date', 'none'] as const)('a 429 storm with Retry-After as %s', (format) => {
+		it.each(['always', '429-only'] as const)('with X-RateLimit headers %s: no row lost, no retry storm', async (headers) => {
+			sandbox.setRateLimit({ ratePerSecond: 150, burst: 20 });
+			sandbox.setRetryAfterFormat(format);
+			sandbox.setRateLimitHeaders(headers);
+			const engine = engineFor(sandbox);
+			const branches = await runRows(engine, sheet(), { onError: 'continueErrorOutput' });
+			expectEachRowOnce(branches, ROWS);
+			expectRightOutputs(branches);
+			expect(branches.errors).toHaveLength(0);
+			expect(branches.registered).toHaveLength(30);
+			expect(branches.notRegistered).toHaveLength(270);
+			const rateLimited = sandbox.counters.lookupsByStatus[429] ?? 0;
+			// 271 distinct lookups. A retry storm would multiply the requests; pacing keeps 429s few.
+			expect(sandbox.counters.lookupsByStatus[200]).toBe(271);
+			expect(rateLimited).toBeLessThan(271);
+			expect(sandbox.counters.tokenRequests).toBe(1);
+		});
+	});
+
+	it('a burst of 500s and 504s fails exactly the rows that met them; the rest succeed', async () => {
+		sandbox.setFaults({ share500: 0.05, share504: 0.05 });
+		const engine = engineFor(sandbox);
+		const branches = await runRows(engine, sheet(), { onError: 'continueErrorOutput' });
+		expectEachRowOnce(branches, ROWS);
+		expectRightOutputs(branches);
+		const serverErrors = (sandbox.counters.lookupsByStatus[500] ?? 0) + (sandbox.counters.lookupsByStatus[504] ?? 0);
+		expect(serverErrors).toBeGreaterThan(5);
+		// de/HRB12345 is one lookup shared by 30 rows: if it failed, all 30 fail with it.
+		const sharedFailed = branches.errors.some((item) => item.json.companyId === 'HRB12345');
+		expect(branches.errors).toHaveLength(serverErrors - (sharedFailed ? 1 : 0) + (sharedFailed ? 30 : 0));
+		for (const item of branches.errors) expect(['500', '504']).toContain((item.json.details as { httpCode: string }).httpCode);
+	});
+
+	it('dropped connections fail their rows alone', async () => {
+		sandbox.setFaults({ shareDrop: 0.05 });
+		const engine = engineFor(sandbox);
+		const branches = await runRows(engine, sheet(), { onError: 'continueErrorOutput' });
+		expectEachRowOnce(branches, ROWS);
+		expectRightOutputs(branches);
+		expect(branches.errors.length).toBeGreaterThan(0);
+		for (const item of branches.errors) expect(item.json.error).toBe(`Could not reach the Company Registry at ${sandbox.baseUrl}`);
+	});
+
+	it('answers slower than the Request Timeout fail their rows alone', async () => {
+		sandbox.setFaults({ latencyMs: 0, jitterMs: 1600 });
+		const engine = engineFor(sandbox);
+		const rows = sheet(100);
+		const branches = await runRows(engine, rows, { onError: 'continueErrorOutput', options: { timeout: 1 } });
+		expectEachRowOnce(branches, rows.length);
+		expectRightOutputs(branches);
+		expect(branches.errors.length).toBeGreaterThan(0);
+		expect(branches.registered.length + branches.notRegistered.length).toBeGreaterThan(0);
+		for (const item of branches.errors) expect(item.json.error).toBe('The Company Registry did not answer within 1 s');
+	});
+
+	it('tokens revoked twice mid-run cost one token request each, and no row', async () => {
+		const revokeAt = new Set([60, 180]);
+		sandbox.onLookup(() => {
+			const answered = sandbox.counters.lookupsByStatus[200] ?? 0;
+			if (revokeAt.delete(answered)) sandbox.revokeAllTokens();
+		});
+		const engine = engineFor(sandbox);
+		const branches = await runRows(engine, sheet(), { onError: 'continueErrorOutput' });
+		expectEachRowOnce(branches, ROWS);
+		expectRightOutputs(branches);
+		expect(branches.errors).toHaveLength(0);
+		expect(revokeAt.size).toBe(0);
+		expect(sandbox.counters.tokensIssued).toBe(3);
+		expect(engine.credentials.preAuthentications.filter((call) => call.expired)).toHaveLength(2);
+		// Only requests already in flight at a revocation meet the 401 (at most the concurrency, 20).
+		expect(sandbox.counters.lookupsByStatus[401]).toBeLessThanOrEqual(2 * 21);
+	});
+
+	it('malformed JSON on some rows fails those rows with a contract error', async () => {
+		sandbox.setFaults({ shareMalformed: 0.05 });
+		const engine = engineFor(sandbox);
+		const branches = await runRows(engine, sheet(), { onError: 'continueErrorOutput' });
+		expectEachRowOnce(branches, ROWS);
+		expectRightOutputs(branches);
+		expect(branches.errors.length).toBeGreaterThan(0);
+		for (const item of branches.errors) expect(item.json.error).toContain('the response body is not a JSON object');
+	});
+
+	it('keeps input order on each output, with pairedItem pointing at the right row', async () => {
+		sandbox.setFaults({ jitterMs: 40 });
+		const engine = engineFor(sandbox);
+		const branches = await runRows(engine, sheet());
+		for (const output of [branches.registered, branches.notRegistered]) {
+			const paired = output.map((item) => (item.pairedItem as { item: number }).item);
+			expect(paired).toEqual([...paired].sort((a, b) => a - b));
+		}
+		for (const item of branches.notRegistered) {
+			const row = (item.pairedItem as { item: number }).item;
+			expect(item.json.lookup).toEqual({ countryCode: 'gb', companyId: String(30_000_000 + row) });
+		}
+	});
+
+	it('honours Max Requests per Second', async () => {
+		const engine = engineFor(sandbox);
+		const rows = sheet(21);
+		const started = Date.now();
+		await runRows(engine, rows, { options: { maxRequestsPerSecond: 10 } });
+		// 21 rows, 3 shared: 19 requests at 10 per second take at least 1.8 s.
+		expect(sandbox.counters.lookups).toBe(19);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1700);
+		expect(sandbox.counters.lookupsByStatus[429]).toBeUndefined();
+	});
+});
