@@ -8,5 +8,6 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},
 	testTimeout: 60_000,
+	setupFiles: ['<rootDir>/test/setupEnv.js'],
 	reporters: ['default', '<rootDir>/test/summaryReporter.js'],
 };

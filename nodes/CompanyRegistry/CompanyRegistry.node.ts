@@ -22,8 +22,8 @@ export class CompanyRegistry implements INodeType {
 		defaults: { name: 'Company Registry' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
-		outputNames: ['Registered', 'Not Registered'],
+		// Look Up splits by registration; Watch for Changes has one output for the changes it found.
+		outputs: `={{ $parameter.operation === "watch" ? [{ type: "${NodeConnectionTypes.Main}", displayName: "Changes" }] : [{ type: "${NodeConnectionTypes.Main}", displayName: "Registered" }, { type: "${NodeConnectionTypes.Main}", displayName: "Not Registered" }] }}`,
 		credentials: [{ name: 'companyRegistryApi', required: true }],
 		properties: [
 			{

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
+import { ExecutionLifecycleHooks, PollContext, WorkflowExecute } from 'n8n-core';
 import {
 	createRunExecutionData,
 	LoggerProxy,
@@ -34,6 +36,7 @@ export interface WorkflowFile {
 	staticData?: IDataObject | null;
 }
 
+
 export function loadWorkflow(path: string): WorkflowFile {
 	return JSON.parse(readFileSync(resolve(path), 'utf8')) as WorkflowFile;
 }
@@ -58,43 +61,107 @@ export class Engine {
 	readonly nodeTypes = new TestNodeTypes();
 	/** Every line n8n's logger received (the engine's and the nodes' `this.logger`), with its metadata. */
 	readonly logs: string[] = [];
+	/** Workflow static data as n8n's database keeps it, by workflow id. */
+	private readonly savedStaticData = new Map<string, IDataObject>();
 
 	constructor() {
-		const record =
-			(level: string) =>
-			(message: string, meta?: object): void => {
+		// n8n's logger (what nodes reach as `this.logger`, and LoggerProxy) writes into `logs` instead of
+		// the console. Debug lines arrive when N8N_LOG_LEVEL is debug, as jest's setup sets it.
+		const logger = Container.get(Logger);
+		const recorder = {
+			log: (level: string, message: string, meta?: object) => {
 				this.logs.push(`${level} ${message} ${meta ? JSON.stringify(meta) : ''}`);
-			};
-		LoggerProxy.init({ error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug') });
+			},
+			child: () => recorder,
+		};
+		(logger as unknown as { setInternalLogger(internal: unknown): void }).setInternalLogger(recorder);
+		LoggerProxy.init(logger);
 	}
 
 	saveCredential(id: string, data: ICredentialDataDecryptedObject, type = 'companyRegistryApi'): void {
 		this.credentials.save(id, type, data);
 	}
 
-	async execute(
-		workflowFile: WorkflowFile,
-		options: { rows?: IDataObject[]; mode?: WorkflowExecuteMode; staticData?: IDataObject } = {},
-	): Promise<EngineResult> {
-		const mode = options.mode ?? 'manual';
-		const trigger = workflowFile.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-		const pinData: IPinData = { ...(workflowFile.pinData ?? {}) };
-		if (options.rows && trigger) pinData[trigger.name] = options.rows.map((json) => ({ json }));
+	/** The static data n8n has saved for a workflow (a deep copy, as read back from the database). */
+	staticDataOf(workflowId = 'test-workflow'): IDataObject {
+		return structuredClone(this.savedStaticData.get(workflowId) ?? {});
+	}
 
-		const workflow = new Workflow({
-			id: workflowFile.id ?? 'test-workflow',
+	setStaticData(data: IDataObject, workflowId = 'test-workflow'): void {
+		this.savedStaticData.set(workflowId, structuredClone(data));
+	}
+
+	private workflowOf(workflowFile: WorkflowFile, pinData: IPinData = {}): Workflow {
+		const id = workflowFile.id ?? 'test-workflow';
+		return new Workflow({
+			id,
 			name: workflowFile.name,
 			nodes: workflowFile.nodes,
 			connections: workflowFile.connections,
 			active: false,
 			nodeTypes: this.nodeTypes,
-			staticData: options.staticData ?? workflowFile.staticData ?? {},
+			staticData: this.staticDataOf(id),
 			settings: { executionOrder: 'v1', ...workflowFile.settings },
 			pinData,
 		});
+	}
+
+	/**
+	 * As n8n does after an execution or a poll: static data is saved only when it changed, and never
+	 * for a manual run (WorkflowStaticDataService / ActiveWorkflowManager).
+	 */
+	private saveStaticData(workflow: Workflow, mode: WorkflowExecuteMode): void {
+		const data = workflow.staticData as IDataObject & { __dataChanged?: boolean };
+		if (mode === 'manual' || data.__dataChanged !== true) return;
+		this.savedStaticData.set(workflow.id, JSON.parse(JSON.stringify(data)) as IDataObject);
+	}
+
+	/** Runs one poll of a polling trigger node, as n8n's poll scheduler does (mode 'trigger'), or its "Fetch Test Event" ('manual'). */
+	async poll(workflowFile: WorkflowFile, nodeName: string, mode: 'trigger' | 'manual' = 'trigger') {
+		const workflow = this.workflowOf(workflowFile);
+		const node = workflow.getNode(nodeName);
+		if (!node) throw new Error(`No node ${nodeName}`);
+		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		const context = new PollContext(workflow, node, this.additionalData(mode, workflowFile), mode, mode === 'manual' ? 'manual' : 'activate');
+		const result = await nodeType.poll!.call(context);
+		this.saveStaticData(workflow, mode);
+		return result;
+	}
+
+	async execute(
+		workflowFile: WorkflowFile,
+		options: { rows?: IDataObject[]; mode?: WorkflowExecuteMode } = {},
+	): Promise<EngineResult> {
+		const mode = options.mode ?? 'manual';
+		const trigger = workflowFile.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+		const pinData: IPinData = { ...(workflowFile.pinData ?? {}) };
+		if (options.rows && trigger) pinData[trigger.name] = options.rows.map((json) => ({ json }));
+		const workflow = this.workflowOf(workflowFile, pinData);
+		const additionalData = this.additionalData(mode, workflowFile);
+		const runExecutionData = createRunExecutionData({ resultData: { runData: {}, pinData } });
+		const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
+		const run = await execution.run({ workflow, startNode: trigger, pinData });
+		this.saveStaticData(workflow, mode);
+
+		return {
+			run,
+			outputOf(nodeName) {
+				const taskData = run.data.resultData.runData[nodeName];
+				const last = taskData?.[taskData.length - 1];
+				return (last?.data?.main ?? []).map((items) => items ?? []);
+			},
+			errorOf(nodeName) {
+				const taskData = run.data.resultData.runData[nodeName];
+				return taskData?.[taskData.length - 1]?.error;
+			},
+			staticData: workflow.staticData as IDataObject,
+		};
+	}
+
+	private additionalData(mode: WorkflowExecuteMode, workflowFile: WorkflowFile): IWorkflowExecuteAdditionalData {
 		const executionId = randomUUID();
 		const workflowData: IWorkflowBase = {
-			id: workflow.id,
+			id: workflowFile.id ?? 'test-workflow',
 			name: workflowFile.name,
 			active: false,
 			activeVersionId: null,
@@ -104,7 +171,7 @@ export class Engine {
 			createdAt: new Date(),
 			updatedAt: new Date(),
 		} as IWorkflowBase;
-		const additionalData = {
+		return {
 			credentialsHelper: this.credentials,
 			hooks: new ExecutionLifecycleHooks(mode, executionId, workflowData),
 			executionId,
@@ -130,23 +197,5 @@ export class Engine {
 				throw new Error('Task runners are not part of these tests');
 			},
 		} as unknown as IWorkflowExecuteAdditionalData;
-
-		const runExecutionData = createRunExecutionData({ resultData: { runData: {}, pinData } });
-		const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
-		const run = await execution.run({ workflow, startNode: trigger, pinData });
-
-		return {
-			run,
-			outputOf(nodeName) {
-				const taskData = run.data.resultData.runData[nodeName];
-				const last = taskData?.[taskData.length - 1];
-				return (last?.data?.main ?? []).map((items) => items ?? []);
-			},
-			errorOf(nodeName) {
-				const taskData = run.data.resultData.runData[nodeName];
-				return taskData?.[taskData.length - 1]?.error;
-			},
-			staticData: workflow.staticData as IDataObject,
-		};
 	}
 }

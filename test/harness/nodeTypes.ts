@@ -10,10 +10,12 @@ import {
 // The explicit extension: beside CompanyRegistry.node.ts stands the codex CompanyRegistry.node.json,
 // which tsx's resolver would otherwise pick.
 import { CompanyRegistry } from '../../nodes/CompanyRegistry/CompanyRegistry.node.ts';
+import { CompanyRegistryTrigger } from '../../nodes/CompanyRegistryTrigger/CompanyRegistryTrigger.node.ts';
 
 /** The package's node type name, as n8n names a community node: `<package>.<node name>`. */
 export const PACKAGE = 'n8n-nodes-company-registry';
 export const COMPANY_REGISTRY_TYPE = `${PACKAGE}.companyRegistry`;
+export const COMPANY_REGISTRY_TRIGGER_TYPE = `${PACKAGE}.companyRegistryTrigger`;
 
 /**
  * Stand-in for n8n-nodes-base's Manual Trigger: the workflows' first node. Its rows come from the
@@ -61,6 +63,7 @@ export class TestNodeTypes implements INodeTypes {
 		['n8n-nodes-base.manualTrigger', new ManualTrigger()],
 		['n8n-nodes-base.noOp', new NoOp()],
 		[COMPANY_REGISTRY_TYPE, new CompanyRegistry()],
+		[COMPANY_REGISTRY_TRIGGER_TYPE, new CompanyRegistryTrigger()],
 	]);
 
 	getByName(nodeType: string): INodeType | IVersionedNodeType {

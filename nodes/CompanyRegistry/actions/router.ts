@@ -1,10 +1,11 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import * as lookUp from './company/lookup.operation';
+import * as watch from './company/watch.operation';
 
 /** resource → operation → the module that owns its parameters and its execute. */
 const operations: Record<string, Record<string, { execute: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]> }>> = {
-	company: { lookUp },
+	company: { lookUp, watch },
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -58,7 +58,8 @@ export class RateController {
 	private remaining: number | undefined;
 	private startedSinceRemaining = 0;
 	private readonly samples: RemainingSample[] = [];
-	private readonly waiting: Array<() => void> = [];
+	private readonly queue: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+	private wakeArmedFor: number | undefined;
 	/** Counters for the benchmark and the tests. */
 	readonly stats = { requests: 0, rateLimited: 0, pauses: 0 };
 
@@ -66,27 +67,56 @@ export class RateController {
 		this.concurrency = settings.maxConcurrency;
 	}
 
-	/** Waits until a request may start, then counts it as in flight. Pair with `release`. */
+	/** Waits its turn until a request may start, then counts it as in flight. Pair with `release`. */
 	async acquire(signal?: AbortSignal): Promise<void> {
-		for (;;) {
-			if (signal?.aborted) throw new Error('The execution was cancelled');
-			const now = Date.now();
+		if (signal?.aborted) throw new Error('The execution was cancelled');
+		await new Promise<void>((resolve, reject) => {
+			const waiter = { resolve, reject };
+			this.queue.push(waiter);
+			signal?.addEventListener(
+				'abort',
+				() => {
+					const index = this.queue.indexOf(waiter);
+					if (index >= 0) this.queue.splice(index, 1);
+					reject(new Error('The execution was cancelled'));
+				},
+				{ once: true },
+			);
+			this.pump();
+		});
+	}
+
+	/**
+	 * Starts as many queued requests, first come first served, as the limits allow now, and arranges
+	 * to be called again when the next one may start. O(1) per start, however long the queue.
+	 */
+	private pump(): void {
+		while (this.queue.length > 0) {
 			const limit = this.firstAnswered ? Math.max(1, Math.floor(this.concurrency)) : 1;
-			if (this.inFlight >= limit || this.budgetSpent()) {
-				await new Promise<void>((resolve) => this.waiting.push(resolve));
-				continue;
-			}
-			const startAt = Math.max(this.pausedUntil, this.inFlight > 0 || this.nextStartAt > now ? this.nextStartAt : now);
+			// A release calls pump again.
+			if (this.inFlight >= limit || this.budgetSpent()) return;
+			const now = Date.now();
+			const startAt = Math.max(this.pausedUntil, this.nextStartAt);
 			if (startAt > now) {
-				await sleep(startAt - now);
-				continue;
+				this.wakeAt(startAt);
+				return;
 			}
 			this.inFlight += 1;
 			this.startedSinceRemaining += 1;
 			this.stats.requests += 1;
-			this.nextStartAt = Math.max(now, this.nextStartAt) + this.intervalMs();
-			return;
+			this.nextStartAt = now + this.intervalMs();
+			this.queue.shift()!.resolve();
 		}
+	}
+
+	/** One timer at a time, for the earliest moment something may start (n8n's sleep: no setTimeout here). */
+	private wakeAt(time: number): void {
+		if (this.wakeArmedFor !== undefined && this.wakeArmedFor <= time) return;
+		this.wakeArmedFor = time;
+		void sleep(Math.max(0, time - Date.now())).then(() => {
+			if (this.wakeArmedFor === time) this.wakeArmedFor = undefined;
+			this.pump();
+		});
 	}
 
 	/** Records what a request's answer said about the rate limit and lets the next request go. */
@@ -97,7 +127,7 @@ export class RateController {
 		if (report.status === 429) this.onRateLimited(now, report);
 		else if (report.status !== undefined) this.onAnswered();
 		if (report.remaining !== undefined) this.recordRemaining(now, report.remaining);
-		this.wakeAll();
+		this.pump();
 	}
 
 	private onAnswered(): void {
@@ -159,9 +189,5 @@ export class RateController {
 		const budgetLeft = this.remaining === undefined ? 0 : this.remaining - this.startedSinceRemaining;
 		const learned = this.remaining === undefined || budgetLeft < Math.max(2, this.concurrency) ? this.learnedIntervalMs : 0;
 		return Math.max(userIntervalMs, learned);
-	}
-
-	private wakeAll(): void {
-		for (const resolve of this.waiting.splice(0)) resolve();
 	}
 }

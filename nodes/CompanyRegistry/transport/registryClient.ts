@@ -1,7 +1,13 @@
-import { sleep, type IExecuteFunctions, type IHttpRequestOptions, type IN8nHttpFullResponse } from 'n8n-workflow';
+import {
+	sleep,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type IN8nHttpFullResponse,
+	type IPollFunctions,
+} from 'n8n-workflow';
 
 import { checkCompanyRecord, type CompanyRecord } from '../model/companyRecord';
-import type { LookupKey } from '../model/lookupKey';
+import { lookupKeyId, type LookupKey } from '../model/lookupKey';
 import type { LookupFailure } from './registryError';
 import { RateController, type RateControlSettings } from './rateControl';
 import { rateLimitDelayMs } from './retryAfter';
@@ -74,10 +80,41 @@ export class RegistryClient {
 	private cancelled = false;
 
 	constructor(
-		private readonly context: IExecuteFunctions,
+		private readonly context: IExecuteFunctions | IPollFunctions,
 		readonly settings: RegistrySettings,
 	) {
 		this.rate = new RateController(settings);
+	}
+
+	/**
+	 * Looks up every key (entries that are not keys get no outcome). All lookups start at once and
+	 * queue in the rate controller; identical keys share one request. With `stopAtFirstFailure`, the
+	 * first failure cancels the lookups not yet sent.
+	 */
+	async lookUpMany(
+		keys: ReadonlyArray<LookupKey | unknown>,
+		{ stopAtFirstFailure }: { stopAtFirstFailure: boolean },
+	): Promise<Array<LookupOutcome | undefined>> {
+		const lookups = new Map<string, Promise<LookupOutcome>>();
+		return await Promise.all(
+			keys.map(async (key) => {
+				if (!isLookupKey(key)) return undefined;
+				const id = lookupKeyId(key);
+				let outcome = lookups.get(id);
+				if (!outcome) {
+					outcome = this.lookUp(key).then((result) => {
+						if ('failure' in result && stopAtFirstFailure) this.cancelPending();
+						return result;
+					});
+					lookups.set(id, outcome);
+				}
+				return await outcome;
+			}),
+		);
+	}
+
+	private cancelSignal(): AbortSignal | undefined {
+		return 'getExecutionCancelSignal' in this.context ? this.context.getExecutionCancelSignal() : undefined;
 	}
 
 	/** Lookups that have not started yet end as cancelled (the node is about to stop on an error). */
@@ -91,7 +128,7 @@ export class RegistryClient {
 		let tokenResends = 0;
 		for (let attempt = 0; ; ) {
 			if (this.credentialFailure) return { failure: this.credentialFailure };
-			if (this.cancelled || this.context.getExecutionCancelSignal?.()?.aborted) return { cancelled: true };
+			if (this.cancelled || this.cancelSignal()?.aborted) return { cancelled: true };
 			await this.renewal?.done;
 			let answer = await this.send(key, 'answer');
 			if (!('failure' in answer) && answer.status === 401) {
@@ -138,12 +175,12 @@ export class RegistryClient {
 
 	/** One request, paced by the rate controller. */
 	private async send(key: LookupKey, on401: 'answer' | 'renew token'): Promise<Answer> {
-		await this.rate.acquire(this.context.getExecutionCancelSignal?.());
+		await this.rate.acquire(this.cancelSignal());
 		// A renewal began while this request queued: sending now would only meet another 401.
 		while (on401 === 'answer' && this.renewal) {
 			this.rate.release({});
 			await this.renewal.done;
-			await this.rate.acquire(this.context.getExecutionCancelSignal?.());
+			await this.rate.acquire(this.cancelSignal());
 		}
 		const generation = this.tokenGeneration;
 		const answer = await this.request(key, on401);
@@ -214,10 +251,14 @@ export class RegistryClient {
 
 	/** n8n's sleep, in short steps, so that a cancelled execution does not sit out a long Retry-After. */
 	private async wait(ms: number): Promise<void> {
-		const signal = this.context.getExecutionCancelSignal?.();
+		const signal = this.cancelSignal();
 		const until = Date.now() + ms;
 		while (Date.now() < until && !signal?.aborted && !this.cancelled) await sleep(Math.min(250, until - Date.now()));
 	}
+}
+
+function isLookupKey(value: unknown): value is LookupKey {
+	return typeof value === 'object' && value !== null && 'countryCode' in value && 'companyId' in value;
 }
 
 function numberHeader(headers: Record<string, unknown>, name: string): number | undefined {

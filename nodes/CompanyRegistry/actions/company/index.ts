@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as lookUp from './lookup.operation';
+import * as watch from './watch.operation';
 
 export const description: INodeProperties[] = [
 	{
@@ -17,8 +18,16 @@ export const description: INodeProperties[] = [
 				description:
 					"Look a company up in its country's government register by company ID: registration, official name, status (Active or Inactive), registration date and address",
 			},
+			{
+				name: 'Watch for Changes',
+				value: 'watch',
+				action: 'Watch companies for changes',
+				description:
+					'Look companies up and output only those whose registration, status (Active/Inactive), official name or address changed since the last run',
+			},
 		],
 		default: 'lookUp',
 	},
 	...lookUp.description,
+	...watch.description,
 ];

@@ -1,0 +1,161 @@
+import type { CompanyRecord } from './companyRecord';
+import type { LookupKey } from './lookupKey';
+
+/**
+ * What is remembered of one company between executions, in the workflow's static data. Short field
+ * names keep a 50,000-company list small: about 130 bytes a company with a name and an address.
+ */
+export interface CompanySnapshot {
+	/** 'A' Active, 'I' Inactive, 'N' not registered. */
+	s: 'A' | 'I' | 'N';
+	/** Official name, when registered. */
+	n?: string;
+	/** Registered address, when registered and known. */
+	a?: string;
+	/** The last day the company was looked up, in days since 1970-01-01 (UTC). */
+	d: number;
+}
+
+/** The static data a watch keeps: one snapshot per company key. */
+export interface WatchState {
+	companies?: Record<string, CompanySnapshot>;
+}
+
+export type WatchedField = 'registration' | 'status' | 'officialName' | 'registeredAddress';
+
+export type WatchEvent = 'firstSeen' | 'deregistered' | 'reregistered' | 'turnedInactive' | 'turnedActive' | 'detailsChanged';
+
+export interface CompanyChange {
+	event: WatchEvent;
+	changedFields: WatchedField[];
+	changes: Partial<Record<WatchedField, { previous: string | boolean | null; current: string | boolean | null }>>;
+}
+
+export const dayNumber = (time: Date): number => Math.floor(time.getTime() / 86_400_000);
+
+/** The key a company is remembered under: readable in the static data, one per country, state, id and language. */
+export function watchKey(key: LookupKey): string {
+	return `${key.countryCode}${key.stateCode ? `:${key.stateCode}` : ''}/${key.companyId}${key.languageCode ? `|${key.languageCode}` : ''}`;
+}
+
+export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot {
+	if (!record.isRegistered) return { s: 'N', d: day };
+	return {
+		s: record.status === 'Active' ? 'A' : 'I',
+		n: record.officialName,
+		...(record.registeredAddress !== undefined ? { a: record.registeredAddress } : {}),
+		d: day,
+	};
+}
+
+const statusName = (snapshot: CompanySnapshot) => (snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null);
+
+/**
+ * What changed between the last snapshot and the current one, or undefined when nothing did.
+ * Leaving or re-entering the register is one change ("registration"), not four.
+ */
+export function compareSnapshots(previous: CompanySnapshot, current: CompanySnapshot): CompanyChange | undefined {
+	const wasRegistered = previous.s !== 'N';
+	const isRegistered = current.s !== 'N';
+	if (wasRegistered !== isRegistered) {
+		return {
+			event: isRegistered ? 'reregistered' : 'deregistered',
+			changedFields: ['registration'],
+			changes: { registration: { previous: wasRegistered, current: isRegistered } },
+		};
+	}
+	if (!isRegistered) return undefined;
+	const change: CompanyChange = { event: 'detailsChanged', changedFields: [], changes: {} };
+	const compare = (field: WatchedField, before: string | null, after: string | null) => {
+		if (before === after) return;
+		change.changedFields.push(field);
+		change.changes[field] = { previous: before, current: after };
+	};
+	compare('status', statusName(previous), statusName(current));
+	compare('officialName', previous.n ?? null, current.n ?? null);
+	compare('registeredAddress', previous.a ?? null, current.a ?? null);
+	if (change.changedFields.length === 0) return undefined;
+	if (change.changes.status) change.event = current.s === 'I' ? 'turnedInactive' : 'turnedActive';
+	return change;
+}
+
+/** Drops companies not looked up for more than `days` days; returns how many were forgotten. */
+export function forgetUnseen(state: WatchState, today: number, days: number): number {
+	if (!state.companies || days <= 0) return 0;
+	let forgotten = 0;
+	for (const [key, snapshot] of Object.entries(state.companies)) {
+		if (today - snapshot.d > days) {
+			delete state.companies[key];
+			forgotten += 1;
+		}
+	}
+	return forgotten;
+}
+
+/** Drops remembered companies whose key is not among `keys` (a watchlist that lost some entries). */
+export function keepOnly(state: WatchState, keys: LookupKey[]): void {
+	if (!state.companies) return;
+	const listed = new Set(keys.map(watchKey));
+	for (const id of Object.keys(state.companies)) if (!listed.has(id)) delete state.companies[id];
+}
+
+/**
+ * Compares each looked-up company with what the state remembers, updates the state, and returns the
+ * changes (and first sightings, when asked for). Several rows for one company count once.
+ */
+export function detectChanges(
+	state: WatchState,
+	lookups: Array<{ key: LookupKey; record: CompanyRecord }>,
+	options: { now: Date; reportFirstSightings: boolean },
+): Array<{ key: LookupKey; record: CompanyRecord; change: CompanyChange; previous?: CompanySnapshot; index: number }> {
+	const companies = (state.companies ??= {});
+	const today = dayNumber(options.now);
+	const seen = new Set<string>();
+	const found = [];
+	for (const [index, { key, record }] of lookups.entries()) {
+		const id = watchKey(key);
+		if (seen.has(id)) continue;
+		seen.add(id);
+		const previous = companies[id];
+		const current = snapshotOf(record, today);
+		companies[id] = current;
+		if (!previous) {
+			if (options.reportFirstSightings) {
+				found.push({ key, record, index, change: { event: 'firstSeen' as const, changedFields: [], changes: {} } });
+			}
+			continue;
+		}
+		const change = compareSnapshots(previous, current);
+		if (change) found.push({ key, record, change, previous, index });
+	}
+	return found;
+}
+
+const isoDay = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+
+/** The JSON of one change item, as both the Watch for Changes operation and the trigger output it. */
+export function changeItemJson(
+	found: { key: LookupKey; record: CompanyRecord; change: CompanyChange; previous?: CompanySnapshot },
+	now: Date,
+) {
+	const { previous } = found;
+	return {
+		event: found.change.event,
+		changedFields: found.change.changedFields,
+		changes: found.change.changes,
+		company: { ...found.record },
+		...(previous
+			? {
+					previous: {
+						isRegistered: previous.s !== 'N',
+						status: statusName(previous),
+						officialName: previous.n ?? null,
+						registeredAddress: previous.a ?? null,
+						lastCheckedOn: isoDay(previous.d),
+					},
+				}
+			: {}),
+		lookup: { ...found.key },
+		detectedAt: now.toISOString(),
+	};
+}

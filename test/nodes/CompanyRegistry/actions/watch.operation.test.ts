@@ -1,0 +1,192 @@
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { startSandbox, type Sandbox } from '../../../../sandbox/server';
+import type { Engine } from '../../../harness/engine';
+import { loadWorkflow } from '../../../harness/engine';
+import { REGISTRY_NODE, engineFor } from '../../../harness/fixtures';
+
+// Issue "Watch companies": successive production executions of a schedule-style workflow, with the
+// sandbox changing records between them. Interface document section 6: no events, so the node must
+// compare states itself.
+const LIST = [
+	{ country: 'de', companyId: 'HRB12345' },
+	{ country: 'gb', companyId: '04417982' },
+	{ country: 'nl', companyId: '68750123' },
+];
+
+function watchWorkflow(options: IDataObject = {}, onError?: 'continueErrorOutput' | 'continueRegularOutput') {
+	const workflow = loadWorkflow('test/workflows/watch-companies.json');
+	const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
+	node.parameters = { ...node.parameters, options } as INodeParameters;
+	if (onError) node.onError = onError;
+	return workflow;
+}
+
+async function watch(
+	engine: Engine,
+	rows: IDataObject[] = LIST,
+	options: IDataObject = {},
+	extra: { mode?: 'trigger' | 'manual'; onError?: 'continueErrorOutput' | 'continueRegularOutput' } = {},
+): Promise<{ changes: INodeExecutionData[]; errors: INodeExecutionData[] }> {
+	const result = await engine.execute(watchWorkflow(options, extra.onError), { rows, mode: extra.mode ?? 'trigger' });
+	const [changes = [], errors = []] = result.outputOf(REGISTRY_NODE);
+	return { changes, errors };
+}
+
+describe('Company Registry › Watch for Changes', () => {
+	let sandbox: Sandbox;
+	let engine: Engine;
+	beforeEach(async () => {
+		sandbox = await startSandbox({ port: 0 });
+		engine = engineFor(sandbox);
+	});
+	afterEach(async () => await sandbox.close());
+
+	it('sets a baseline on the first run and reports nothing while nothing changes', async () => {
+		expect((await watch(engine)).changes).toEqual([]);
+		expect((await watch(engine)).changes).toEqual([]);
+		const state = engine.staticDataOf('watch-workflow');
+		expect(Object.keys(state)).toEqual(['node:Company Registry']);
+		const companies = (state['node:Company Registry'] as { companies: IDataObject }).companies;
+		expect(Object.keys(companies).sort()).toEqual(['de/HRB12345', 'gb/04417982', 'nl/68750123']);
+		expect(companies['de/HRB12345']).toMatchObject({ s: 'A', n: 'Müller & Söhne Präzisionsteile GmbH' });
+	});
+
+	it('reports a company that turned Inactive, with previous and current values', async () => {
+		await watch(engine);
+		sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+		const { changes } = await watch(engine);
+		expect(changes).toHaveLength(1);
+		expect(changes[0].pairedItem).toEqual({ item: 1 });
+		expect(changes[0].json).toMatchObject({
+			event: 'turnedInactive',
+			changedFields: ['status'],
+			changes: { status: { previous: 'Active', current: 'Inactive' } },
+			company: { isRegistered: true, status: 'Inactive', officialName: 'Harrowgate Tinware Limited' },
+			previous: { isRegistered: true, status: 'Active' },
+			lookup: { countryCode: 'gb', companyId: '04417982' },
+		});
+		expect(Date.parse(String(changes[0].json.detectedAt))).toBeGreaterThan(Date.now() - 60_000);
+		// Reported once: the next run compares with the new state.
+		expect((await watch(engine)).changes).toEqual([]);
+		sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Active' });
+		expect((await watch(engine)).changes.map((item) => item.json.event)).toEqual(['turnedActive']);
+	});
+
+	it('reports a company that left the register, and its return', async () => {
+		await watch(engine);
+		sandbox.changeCompany({ country: 'nl', companyId: '68750123' }, { deregistered: true });
+		const gone = await watch(engine);
+		expect(gone.changes.map((item) => item.json)).toMatchObject([
+			{
+				event: 'deregistered',
+				changedFields: ['registration'],
+				changes: { registration: { previous: true, current: false } },
+				company: { isRegistered: false, status: 'N/A' },
+				previous: { officialName: 'Tulpenveld Zaadveredeling B.V.', status: 'Active' },
+			},
+		]);
+		sandbox.changeCompany({ country: 'nl', companyId: '68750123' }, { deregistered: false });
+		expect((await watch(engine)).changes.map((item) => item.json.event)).toEqual(['reregistered']);
+	});
+
+	it('reports a change of official name or address', async () => {
+		await watch(engine);
+		sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { officialName: 'Müller Präzision GmbH', registeredAddress: null });
+		const { changes } = await watch(engine);
+		expect(changes.map((item) => item.json)).toMatchObject([
+			{
+				event: 'detailsChanged',
+				changedFields: ['officialName', 'registeredAddress'],
+				changes: {
+					officialName: { previous: 'Müller & Söhne Präzisionsteile GmbH', current: 'Müller Präzision GmbH' },
+					registeredAddress: { previous: 'Königstraße 12, 70173 Stuttgart', current: null },
+				},
+			},
+		]);
+	});
+
+	it('never counts a failed lookup as a change: a 500 is not "deregistered"', async () => {
+		await watch(engine);
+		sandbox.setFaults({ share500: 1 });
+		const failing = await watch(engine, LIST, {}, { onError: 'continueErrorOutput' });
+		expect(failing.changes).toEqual([]);
+		expect(failing.errors).toHaveLength(3);
+		expect(failing.errors[0].json.error).toContain('HTTP 500');
+		sandbox.setFaults({ share500: 0 });
+		expect((await watch(engine)).changes).toEqual([]);
+	});
+
+	it('a failed row under On Error "continue" carries its error, never a change event', async () => {
+		await watch(engine);
+		sandbox.setFaults({ share504: 1 });
+		const { changes } = await watch(engine, LIST.slice(0, 1), {}, { onError: 'continueRegularOutput' });
+		expect(changes).toHaveLength(1);
+		expect(changes[0].json.event).toBeUndefined();
+		expect(changes[0].json.error).toContain('HTTP 504');
+	});
+
+	it('counts a company listed twice once', async () => {
+		const rows = [...LIST, { country: 'DE', companyId: ' HRB12345 ' }];
+		await watch(engine, rows);
+		sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { status: 'Inactive' });
+		const { changes } = await watch(engine, rows);
+		expect(changes).toHaveLength(1);
+		expect(changes[0].pairedItem).toEqual({ item: 0 });
+		expect(sandbox.counters.lookups).toBe(6);
+	});
+
+	it('forgets a company taken off the list after Forget Companies Not Seen For days', async () => {
+		await watch(engine);
+		// Two weeks pass for nl/68750123, which the list no longer names.
+		const state = engine.staticDataOf('watch-workflow');
+		const companies = (state['node:Company Registry'] as { companies: Record<string, { d: number }> }).companies;
+		companies['nl/68750123'].d -= 14;
+		engine.setStaticData(state, 'watch-workflow');
+		await watch(engine, LIST.slice(0, 2), { forgetAfterDays: 30 });
+		expect(Object.keys(engine.staticDataOf('watch-workflow')['node:Company Registry'] as object)).toHaveLength(1);
+		expect(Object.keys((engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: object }).companies)).toContain(
+			'nl/68750123',
+		);
+		await watch(engine, LIST.slice(0, 2), { forgetAfterDays: 7 });
+		const kept = (engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: object }).companies;
+		expect(Object.keys(kept).sort()).toEqual(['de/HRB12345', 'gb/04417982']);
+		// Back on the list, it is new again: reported only when first sightings are asked for.
+		const back = await watch(engine, LIST, { reportFirstSightings: true });
+		expect(back.changes.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId])).toEqual([['firstSeen', '68750123']]);
+	});
+
+	it('reports first sightings when asked', async () => {
+		const { changes } = await watch(engine, LIST, { reportFirstSightings: true });
+		expect(changes.map((item) => item.json.event)).toEqual(['firstSeen', 'firstSeen', 'firstSeen']);
+		expect(changes[0].json.company).toMatchObject({ officialName: 'Müller & Söhne Präzisionsteile GmbH' });
+		expect(changes[0].json.previous).toBeUndefined();
+	});
+
+	it('remembers nothing from a manual test run, as n8n saves static data only for production runs', async () => {
+		await watch(engine, LIST, {}, { mode: 'manual' });
+		expect(engine.staticDataOf('watch-workflow')).toEqual({});
+		sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+		expect((await watch(engine, LIST, {}, { mode: 'manual' })).changes).toEqual([]);
+	});
+
+	it('keeps the state of a 50,000-company list small (the cost the README gives)', async () => {
+		const { snapshotOf, watchKey } = await import('../../../../nodes/CompanyRegistry/model/watchState');
+		const companies: Record<string, unknown> = {};
+		for (let index = 0; index < 50_000; index++) {
+			const key = { countryCode: 'gb', companyId: String(10_000_000 + index) };
+			companies[watchKey(key)] = snapshotOf(
+				{
+					isRegistered: true,
+					officialName: `Example Trading Company ${index} Limited`,
+					status: 'Active',
+					registrationDate: '2015-10-28',
+					registeredAddress: `${index} High Street, Leeds, LS1 ${index % 9}AB`,
+				},
+				20_000,
+			);
+		}
+		const bytes = Buffer.byteLength(JSON.stringify({ companies }));
+		expect(bytes / 50_000).toBeLessThan(140);
+	});
+});

@@ -1,0 +1,89 @@
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { startSandbox, type Sandbox } from '../../../sandbox/server';
+import { loadWorkflow, type Engine, type WorkflowFile } from '../../harness/engine';
+import { engineFor } from '../../harness/fixtures';
+
+const TRIGGER = 'Company Registry Trigger';
+
+function triggerWorkflow(companies?: IDataObject[], options: IDataObject = {}): WorkflowFile {
+	const workflow = loadWorkflow('test/workflows/trigger-watchlist.json');
+	const node = workflow.nodes.find((candidate) => candidate.name === TRIGGER)!;
+	if (companies) node.parameters = { ...node.parameters, companies: { company: companies } } as INodeParameters;
+	node.parameters = { ...node.parameters, options } as INodeParameters;
+	return workflow;
+}
+
+// The polling trigger, polled as n8n's scheduler polls it (production) and as "Fetch Test Event" does.
+describe('Company Registry Trigger', () => {
+	let sandbox: Sandbox;
+	let engine: Engine;
+	beforeEach(async () => {
+		sandbox = await startSandbox({ port: 0 });
+		engine = engineFor(sandbox);
+	});
+	afterEach(async () => await sandbox.close());
+
+	it('records the watchlist on the first poll and starts nothing while nothing changes', async () => {
+		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
+		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
+		const state = engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`] as { companies: IDataObject };
+		expect(Object.keys(state.companies).sort()).toEqual(['de/HRB12345', 'gb/09876543', 'us:ca/C0806592']);
+		expect(sandbox.counters.tokenRequests).toBe(1);
+	});
+
+	it('starts the workflow with one item per change', async () => {
+		await engine.poll(triggerWorkflow(), TRIGGER);
+		sandbox.changeCompany({ country: 'us', companyId: 'C0806592', state: 'ca' }, { status: 'Inactive' });
+		sandbox.changeCompany({ country: 'gb', companyId: '09876543' }, { deregistered: true });
+		const result = await engine.poll(triggerWorkflow(), TRIGGER);
+		expect(result).toHaveLength(1);
+		expect(result![0].map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId])).toEqual([
+			['deregistered', '09876543'],
+			['turnedInactive', 'C0806592'],
+		]);
+		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
+	});
+
+	it('a company whose lookup fails raises no alert; the others are still checked', async () => {
+		const list = [
+			{ country: 'de', companyId: 'HRB12345' },
+			{ country: 'de', companyId: 'HRB99500' },
+		];
+		expect(await engine.poll(triggerWorkflow(list), TRIGGER)).toBeNull();
+		sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { officialName: 'Müller Präzision GmbH' });
+		const result = await engine.poll(triggerWorkflow(list), TRIGGER);
+		expect(result![0].map((item) => item.json.event)).toEqual(['detailsChanged']);
+		expect(engine.logs.join('\n')).toContain('The registry could not process the lookup (HTTP 500 InternalFailureException)');
+	});
+
+	it('fails the poll when no company could be checked at all', async () => {
+		sandbox.setFaults({ share504: 1 });
+		await expect(engine.poll(triggerWorkflow(), TRIGGER)).rejects.toThrow('HTTP 504 Gateway Timeout');
+	});
+
+	it('forgets a company taken off the list at once', async () => {
+		await engine.poll(triggerWorkflow(), TRIGGER);
+		await engine.poll(triggerWorkflow([{ country: 'de', companyId: 'HRB12345' }]), TRIGGER);
+		const state = engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`] as { companies: IDataObject };
+		expect(Object.keys(state.companies)).toEqual(['de/HRB12345']);
+	});
+
+	it('"Fetch Test Event" returns the current state of the first company and remembers nothing', async () => {
+		const result = await engine.poll(triggerWorkflow(), TRIGGER, 'manual');
+		expect(result![0]).toHaveLength(1);
+		expect(result![0][0].json).toMatchObject({
+			event: 'firstSeen',
+			company: { isRegistered: true, officialName: 'Müller & Söhne Präzisionsteile GmbH', status: 'Active' },
+			lookup: { countryCode: 'de', companyId: 'HRB12345' },
+		});
+		expect(sandbox.counters.lookups).toBe(1);
+		expect(engine.staticDataOf('trigger-workflow')).toEqual({});
+	});
+
+	it('names a bad entry of the list', async () => {
+		await expect(engine.poll(triggerWorkflow([{ country: 'us', companyId: 'C0806592', state: '' }]), TRIGGER)).rejects.toThrow(
+			'Company 1 of the list: A United States company needs a State',
+		);
+	});
+});
