@@ -4,6 +4,8 @@
 // lookups from a raw undici keep-alive client paced exactly at the rate limit; (3) a naive node that
 // awaits n8n's request helper row by row. Then the same with 20 requests per 5 seconds over 300 rows.
 // Prints a table, and as its last line the figures of the first scenario.
+import { fork } from 'node:child_process';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import {
@@ -17,8 +19,9 @@ import {
 import { Pool } from 'undici';
 
 import { loadCompanies } from '../sandbox/registry';
-import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
-import { REGISTRY_NODE, engineFor, lookupWorkflow } from '../test/harness/fixtures';
+import { DEMO_CLIENT, type SandboxCounters } from '../sandbox/server';
+import { Engine } from '../test/harness/engine';
+import { CREDENTIAL_ID, REGISTRY_NODE, lookupWorkflow } from '../test/harness/fixtures';
 import { PACKAGE } from '../test/harness/nodeTypes';
 
 const { values } = parseArgs({
@@ -64,6 +67,17 @@ function makeSheet(rows: number): IDataObject[] {
 const uniqueValid = (sheet: IDataObject[]) =>
 	[...new Map(sheet.filter((row) => row.country !== 'Atlantis').map((row) => [JSON.stringify(row), row])).values()];
 
+function engineFor(sandbox: RemoteSandbox): Engine {
+	const engine = new Engine();
+	engine.saveCredential(CREDENTIAL_ID, {
+		clientId: DEMO_CLIENT.clientId,
+		clientSecret: DEMO_CLIENT.clientSecret,
+		baseUrl: sandbox.baseUrl,
+		authUrl: sandbox.authUrl,
+	});
+	return engine;
+}
+
 /** Samples resident memory while a scenario runs. */
 function rssSampler() {
 	let peak = process.memoryUsage.rss();
@@ -76,12 +90,44 @@ function rssSampler() {
 	};
 }
 
-async function withSandbox<T>(rate: { ratePerSecond: number; burst: number }, run: (sandbox: Sandbox) => Promise<T>): Promise<T> {
-	const sandbox = await startSandbox({ port: 0, rateLimit: rate, faults: { latencyMs: 45, jitterMs: 10 } });
+/** The part of a sandbox the benchmark uses, living in a child process. */
+interface RemoteSandbox {
+	baseUrl: string;
+	authUrl: string;
+	audience: string;
+	counters(): Promise<SandboxCounters>;
+}
+
+async function withSandbox<T>(rate: { ratePerSecond: number; burst: number }, run: (sandbox: RemoteSandbox) => Promise<T>): Promise<T> {
+	const child = fork(resolve('bench/sandboxProcess.ts'), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+	const next = async <M>(type: string) =>
+		await new Promise<M>((done) => {
+			const listener = (message: { type: string }) => {
+				if (message.type !== type) return;
+				child.off('message', listener);
+				done(message as M);
+			};
+			child.on('message', listener);
+		});
+	const ready = next<{ baseUrl: string; authUrl: string; audience: string }>('ready');
+	child.send({ port: 0, rateLimit: rate, faults: { latencyMs: 45, jitterMs: 10 } });
+	const { baseUrl, authUrl, audience } = await ready;
+	const sandbox: RemoteSandbox = {
+		baseUrl,
+		authUrl,
+		audience,
+		counters: async () => {
+			const reply = next<{ counters: SandboxCounters }>('counters');
+			child.send({ type: 'counters' });
+			return (await reply).counters;
+		},
+	};
 	try {
 		return await run(sandbox);
 	} finally {
-		await sandbox.close();
+		const exited = new Promise((done) => child.once('exit', done));
+		child.send({ type: 'close' });
+		await exited;
 	}
 }
 
@@ -95,13 +141,14 @@ async function nodeScenario(sheet: IDataObject[], rate: { ratePerSecond: number;
 		const [registered = [], notRegistered = [], errors = []] = result.outputOf(REGISTRY_NODE);
 		const out = registered.length + notRegistered.length + errors.length;
 		const unique = uniqueValid(sheet).length;
+		const counters = await sandbox.counters();
 		return {
 			name: 'node (defaults, n8n engine)',
 			seconds,
 			rows: sheet.length,
-			rateLimited: sandbox.counters.lookupsByStatus[429] ?? 0,
-			retries: sandbox.counters.lookups - unique,
-			tokenRequests: sandbox.counters.tokenRequests,
+			rateLimited: counters.lookupsByStatus[429] ?? 0,
+			retries: counters.lookups - unique,
+			tokenRequests: counters.tokenRequests,
 			lost: sheet.length - out,
 			failed: errors.length,
 			peakRssMb: peak(),
@@ -161,13 +208,14 @@ async function floorScenario(sheet: IDataObject[], rate: { ratePerSecond: number
 		);
 		const seconds = (performance.now() - started) / 1000;
 		await pool.close();
+		const counters = await sandbox.counters();
 		return {
 			name: 'floor (undici, paced at the limit)',
 			seconds,
 			rows: lookups.length,
-			rateLimited: sandbox.counters.lookupsByStatus[429] ?? 0,
+			rateLimited: counters.lookupsByStatus[429] ?? 0,
 			retries,
-			tokenRequests: sandbox.counters.tokenRequests,
+			tokenRequests: counters.tokenRequests,
 			lost: 0,
 			failed,
 			peakRssMb: peak(),
@@ -224,13 +272,14 @@ async function naiveScenario(sheet: IDataObject[], rate: { ratePerSecond: number
 		const result = await engine.execute(workflow, { rows: sheet });
 		const seconds = (performance.now() - started) / 1000;
 		const [items = []] = result.outputOf(REGISTRY_NODE);
+		const counters = await sandbox.counters();
 		return {
 			name: 'naive (row by row, n8n helper)',
 			seconds,
 			rows: sheet.length,
-			rateLimited: sandbox.counters.lookupsByStatus[429] ?? 0,
+			rateLimited: counters.lookupsByStatus[429] ?? 0,
 			retries: 0,
-			tokenRequests: sandbox.counters.tokenRequests,
+			tokenRequests: counters.tokenRequests,
 			lost: sheet.length - items.length,
 			failed: items.filter((item) => item.json.error !== undefined).length,
 			peakRssMb: peak(),

@@ -3,7 +3,7 @@ import type { LookupKey } from './lookupKey';
 
 /**
  * What is remembered of one company between executions, in the workflow's static data. Short field
- * names keep a 50,000-company list small: about 130 bytes a company with a name and an address.
+ * names keep a 50,000-company list small: about 120 bytes a company with a name and an address.
  */
 export interface CompanySnapshot {
 	/** 'A' Active, 'I' Inactive, 'N' not registered. */

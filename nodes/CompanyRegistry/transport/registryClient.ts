@@ -87,30 +87,33 @@ export class RegistryClient {
 	}
 
 	/**
-	 * Looks up every key (entries that are not keys get no outcome). All lookups start at once and
-	 * queue in the rate controller; identical keys share one request. With `stopAtFirstFailure`, the
-	 * first failure cancels the lookups not yet sent.
+	 * Looks up every key (entries that are not keys get no outcome), in input order. Identical keys share
+	 * one request. A pool of workers, twice the concurrency, takes the next key as one finishes, so a
+	 * 20,000-row sheet holds a few dozen lookups in hand, not 20,000. With `stopAtFirstFailure`, the first
+	 * failure cancels the lookups not yet sent.
 	 */
 	async lookUpMany(
 		keys: ReadonlyArray<LookupKey | unknown>,
 		{ stopAtFirstFailure }: { stopAtFirstFailure: boolean },
 	): Promise<Array<LookupOutcome | undefined>> {
-		const lookups = new Map<string, Promise<LookupOutcome>>();
-		return await Promise.all(
-			keys.map(async (key) => {
-				if (!isLookupKey(key)) return undefined;
-				const id = lookupKeyId(key);
-				let outcome = lookups.get(id);
-				if (!outcome) {
-					outcome = this.lookUp(key).then((result) => {
-						if ('failure' in result && stopAtFirstFailure) this.cancelPending();
-						return result;
-					});
-					lookups.set(id, outcome);
-				}
-				return await outcome;
-			}),
-		);
+		const unique = new Map<string, { key: LookupKey; outcome?: LookupOutcome }>();
+		const ids = keys.map((key) => {
+			if (!isLookupKey(key)) return undefined;
+			const id = lookupKeyId(key);
+			if (!unique.has(id)) unique.set(id, { key });
+			return id;
+		});
+		const work = [...unique.values()];
+		let next = 0;
+		const worker = async () => {
+			while (next < work.length) {
+				const entry = work[next++];
+				entry.outcome = await this.lookUp(entry.key);
+				if ('failure' in entry.outcome && stopAtFirstFailure) this.cancelPending();
+			}
+		};
+		await Promise.all(Array.from({ length: Math.min(work.length, 2 * this.settings.maxConcurrency) }, worker));
+		return ids.map((id) => (id === undefined ? undefined : unique.get(id)!.outcome));
 	}
 
 	private cancelSignal(): AbortSignal | undefined {

@@ -187,6 +187,6 @@ describe('Company Registry › Watch for Changes', () => {
 			);
 		}
 		const bytes = Buffer.byteLength(JSON.stringify({ companies }));
-		expect(bytes / 50_000).toBeLessThan(140);
+		expect(bytes / 50_000).toBeLessThan(125);
 	});
 });
