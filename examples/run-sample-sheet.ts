@@ -1,26 +1,19 @@
 // npm start: the package's main job on the embedded sandbox, no account needed. Starts the sandbox
 // registry, runs examples/workflows/company-lookup.json through n8n's own engine over the rows of
-// examples/sample-sheet.csv, and prints each row's result and branch.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-
+// examples/sample-sheet.csv (pinned as the output of its "One item per row" node), and prints each
+// row's result and branch.
 import { startSandbox } from '../sandbox/server';
 import { loadWorkflow } from '../test/harness/engine';
 import { REGISTRY_NODE, engineFor } from '../test/harness/fixtures';
+import { readCsv } from './sampleSheet';
 
-/** A small CSV reader: a header row, comma-separated cells, no quoting (the sample needs none). */
-function readCsv(path: string): Array<Record<string, string>> {
-	const [header, ...lines] = readFileSync(resolve(path), 'utf8').trim().split(/\r?\n/);
-	const columns = header.split(',');
-	return lines.map((line) => Object.fromEntries(line.split(',').map((cell, index) => [columns[index], cell.trim()])));
-}
 
 async function main() {
 	const sandbox = await startSandbox({ port: 0 });
 	try {
 		const rows = readCsv('examples/sample-sheet.csv');
 		const engine = engineFor(sandbox);
-		const result = await engine.execute(loadWorkflow('examples/workflows/company-lookup.json'), { rows });
+		const result = await engine.execute(loadWorkflow('examples/workflows/company-lookup.json'), { rows, rowsNode: 'One item per row' });
 		const [registered = [], notRegistered = [], failed = []] = result.outputOf(REGISTRY_NODE);
 		const lines: Array<[number, string]> = [];
 		for (const item of registered) {

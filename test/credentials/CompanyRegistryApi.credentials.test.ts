@@ -58,7 +58,7 @@ describe('Company Registry API credential', () => {
 		const { registered } = await runRows(engine, [{ country: 'de', companyId: 'HRB12345' }]);
 		expect(registered).toHaveLength(1);
 		expect(sandbox.counters.tokensIssued).toBe(1);
-		const stored = engine.credentials.stored('registry-credential');
+		const stored = engine.credentials.stored('company-registry-sandbox');
 		expect(String(stored?.accessToken).split('.')).toHaveLength(3);
 	});
 

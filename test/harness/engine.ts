@@ -128,12 +128,18 @@ export class Engine {
 		return result;
 	}
 
+	/**
+	 * Runs a workflow. `rows` become the output of `rowsNode` (pinned, as a user pins a node's output in
+	 * the editor), and the run starts there; by default that is the workflow's Manual Trigger.
+	 */
 	async execute(
 		workflowFile: WorkflowFile,
-		options: { rows?: IDataObject[]; mode?: WorkflowExecuteMode } = {},
+		options: { rows?: IDataObject[]; rowsNode?: string; mode?: WorkflowExecuteMode } = {},
 	): Promise<EngineResult> {
 		const mode = options.mode ?? 'manual';
-		const trigger = workflowFile.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+		const trigger = options.rowsNode
+			? workflowFile.nodes.find((node) => node.name === options.rowsNode)
+			: workflowFile.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
 		const pinData: IPinData = { ...(workflowFile.pinData ?? {}) };
 		if (options.rows && trigger) pinData[trigger.name] = options.rows.map((json) => ({ json }));
 		const workflow = this.workflowOf(workflowFile, pinData);

@@ -3,7 +3,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { DEMO_CLIENT, type Sandbox } from '../../sandbox/server';
 import { Engine, loadWorkflow, type EngineResult, type WorkflowFile } from './engine';
 
-export const CREDENTIAL_ID = 'registry-credential';
+export const CREDENTIAL_ID = 'company-registry-sandbox';
 export const REGISTRY_NODE = 'Company Registry';
 
 /** An n8n instance whose one Company Registry credential points at the sandbox. */

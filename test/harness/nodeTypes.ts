@@ -58,10 +58,36 @@ class NoOp implements INodeType {
 	}
 }
 
+/**
+ * n8n-nodes-base nodes that the example workflows use before the rows exist (Set, Split Out). The
+ * harness pins the rows on the last of them and starts there, so these are never run: they carry only
+ * the description the engine needs to know the node's inputs and outputs.
+ */
+function pinnedOnly(name: string, displayName: string): INodeType {
+	return {
+		description: {
+			displayName,
+			name,
+			group: ['transform'],
+			version: [1, 3.4],
+			description: `${displayName} (pinned in these tests)`,
+			defaults: { name: displayName },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main],
+			properties: [],
+		},
+		async execute() {
+			throw new Error(`${displayName} is not part of the test harness: pin its output`);
+		},
+	};
+}
+
 export class TestNodeTypes implements INodeTypes {
 	private readonly types = new Map<string, INodeType>([
 		['n8n-nodes-base.manualTrigger', new ManualTrigger()],
 		['n8n-nodes-base.noOp', new NoOp()],
+		['n8n-nodes-base.set', pinnedOnly('set', 'Edit Fields (Set)')],
+		['n8n-nodes-base.splitOut', pinnedOnly('splitOut', 'Split Out')],
 		[COMPANY_REGISTRY_TYPE, new CompanyRegistry()],
 		[COMPANY_REGISTRY_TRIGGER_TYPE, new CompanyRegistryTrigger()],
 	]);

@@ -15,7 +15,7 @@ import {
 	usStateOptions,
 	type LookupKey,
 } from '../../model/lookupKey';
-import { RegistryClient, type LookupOutcome, type RegistrySettings } from '../../transport/registryClient';
+import { CREDENTIAL_TYPE, RegistryClient, type LookupOutcome, type RegistrySettings } from '../../transport/registryClient';
 import { registryError } from '../../transport/registryError';
 
 /**
@@ -145,11 +145,25 @@ export type CompanyRow =
  */
 export async function lookUpRows(
 	this: IExecuteFunctions,
-	settings: RegistrySettings,
+	options: RequestOptionValues,
 	continueOnFail: boolean,
-): Promise<CompanyRow[]> {
+): Promise<{ rows: CompanyRow[]; settings: RegistrySettings }> {
 	const node = this.getNode();
-	const keys = this.getInputData().map((_, itemIndex) => {
+	const items = this.getInputData();
+	let settings: RegistrySettings;
+	try {
+		settings = registrySettings(await this.getCredentials(CREDENTIAL_TYPE), options);
+	} catch (error) {
+		// No usable credential: every row fails with it. Thrown under "continue", n8n would pass the
+		// input rows on through the first output, where a failed check could pass for a registered company.
+		const credentialError = new NodeOperationError(node, error as Error);
+		if (!continueOnFail) throw credentialError;
+		return {
+			rows: items.map((_, itemIndex) => ({ itemIndex, inputError: new NodeOperationError(node, credentialError.message, { itemIndex }) })),
+			settings: registrySettings({ baseUrl: '' }, options),
+		};
+	}
+	const keys = items.map((_, itemIndex) => {
 		try {
 			return toLookupKey({
 				country: this.getNodeParameter('country', itemIndex),
@@ -178,7 +192,7 @@ export async function lookUpRows(
 			if ('outcome' in row && 'failure' in row.outcome) throw rowError.call(this, row, settings);
 		}
 	}
-	return rows;
+	return { rows, settings };
 }
 
 /** The error of a row whose lookup failed (or was cancelled), with its own item index. */

@@ -1,11 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../../transport/registryClient';
 import {
 	companyFields,
 	errorItem,
 	lookUpRows,
-	registrySettings,
 	requestOptions,
 	rowError,
 	type RequestOptionValues,
@@ -26,9 +24,8 @@ export const description: INodeProperties[] = [
 
 /** Outputs: Registered and Not Registered. Every row gives one item, paired with it, in input order. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
-	const settings = registrySettings(credentials, this.getNodeParameter('options', 0, {}) as RequestOptionValues);
-	const rows = await lookUpRows.call(this, settings, this.continueOnFail());
+	const options = this.getNodeParameter('options', 0, {}) as RequestOptionValues;
+	const { rows, settings } = await lookUpRows.call(this, options, this.continueOnFail());
 
 	const registered: INodeExecutionData[] = [];
 	const notRegistered: INodeExecutionData[] = [];

@@ -1,12 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { changeItemJson, dayNumber, detectChanges, forgetUnseen, type WatchState } from '../../model/watchState';
-import { CREDENTIAL_TYPE } from '../../transport/registryClient';
 import {
 	companyFields,
 	errorItem,
 	lookUpRows,
-	registrySettings,
 	requestOptions,
 	rowError,
 	type RequestOptionValues,
@@ -65,10 +63,8 @@ interface WatchOptions extends RequestOptionValues {
  * the last run (or seen first, if asked). A failed lookup is never a change: it leaves as an error item.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 	const options = this.getNodeParameter('options', 0, {}) as WatchOptions;
-	const settings = registrySettings(credentials, options);
-	const rows = await lookUpRows.call(this, settings, this.continueOnFail());
+	const { rows, settings } = await lookUpRows.call(this, options, this.continueOnFail());
 
 	const now = new Date();
 	const state = this.getWorkflowStaticData('node') as WatchState;

@@ -1,6 +1,6 @@
 import { loadCompanies } from '../../../../sandbox/registry';
 import { AML_ONLY_CLIENT, startSandbox, type Sandbox } from '../../../../sandbox/server';
-import { CREDENTIAL_ID, REGISTRY_NODE, engineFor, expectEachRowOnce, runRows } from '../../../harness/fixtures';
+import { CREDENTIAL_ID, REGISTRY_NODE, engineFor, expectEachRowOnce, lookupWorkflow, runRows } from '../../../harness/fixtures';
 
 // The Look Up operation inside n8n's engine (WorkflowExecute) against the sandbox over loopback HTTP.
 describe('Company Registry › Look Up', () => {
@@ -196,6 +196,20 @@ describe('Company Registry › Look Up', () => {
 			expect(error.context.itemIndex).toBe(1);
 			expect(result.run.data.resultData.error?.message).toBe("Unknown country 'xx'");
 		});
+	});
+
+	it('a missing credential fails every row (by the error output), never passes rows on as Registered', async () => {
+		const engine = engineFor(sandbox);
+		const workflow = lookupWorkflow({ onError: 'continueErrorOutput' });
+		workflow.nodes.find((node) => node.name === REGISTRY_NODE)!.credentials = {
+			companyRegistryApi: { id: 'no-such-credential', name: 'Deleted credential' },
+		};
+		const result = await engine.execute(workflow, { rows: [{ country: 'de', companyId: 'HRB12345' }, { country: 'gb', companyId: '09876543' }] });
+		const [registered, notRegistered, errors] = result.outputOf(REGISTRY_NODE);
+		expect(registered).toEqual([]);
+		expect(notRegistered).toEqual([]);
+		expect(errors.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(errors[0].json.error).toContain('no-such-credential');
 	});
 
 	describe('the company id travels as one path segment (no path or query injection)', () => {
