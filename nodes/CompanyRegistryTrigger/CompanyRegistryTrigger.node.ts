@@ -9,7 +9,12 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { requestOptions, registrySettings, type RequestOptionValues } from '../CompanyRegistry/actions/company/companyRows';
+import {
+	registrySettings,
+	reportFirstSightingsOption,
+	requestOptions,
+	type RequestOptionValues,
+} from '../CompanyRegistry/actions/company/companyRows';
 import {
 	countryOptions,
 	LookupInputError,
@@ -105,14 +110,7 @@ export class CompanyRegistryTrigger implements INodeType {
 				default: {},
 				options: [
 					...requestOptions.slice(0, 4),
-					{
-						displayName: 'Report First Sightings',
-						name: 'reportFirstSightings',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether a company checked for the first time starts the workflow (event "firstSeen"). Otherwise it only sets the baseline.',
-					},
+					reportFirstSightingsOption,
 					...requestOptions.slice(4),
 				],
 			},

@@ -6,8 +6,8 @@ import { Engine, loadWorkflow, type EngineResult, type WorkflowFile } from './en
 export const CREDENTIAL_ID = 'company-registry-sandbox';
 export const REGISTRY_NODE = 'Company Registry';
 
-/** An n8n instance whose one Company Registry credential points at the sandbox. */
-export function engineFor(sandbox: Sandbox, credential: IDataObject = {}): Engine {
+/** An n8n instance whose one Company Registry credential points at the sandbox (or one in another process). */
+export function engineFor(sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>, credential: IDataObject = {}): Engine {
 	const engine = new Engine();
 	engine.saveCredential(CREDENTIAL_ID, {
 		clientId: DEMO_CLIENT.clientId,

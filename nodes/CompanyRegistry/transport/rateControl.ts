@@ -19,8 +19,8 @@ export interface RequestReport {
 interface RemainingSample {
 	at: number;
 	remaining: number;
-	/** Successful requests answered up to this sample. */
-	successes: number;
+	/** Requests answered (not 429) up to this sample. */
+	answered: number;
 }
 
 /** A 429 that asks for a wait this long is a quota or an outage: everybody waits, not only its request. */
@@ -53,12 +53,13 @@ export class RateController {
 	private learnedIntervalMs = 0;
 	private lastDecreaseAt = 0;
 	private consecutive429 = 0;
-	private successes = 0;
+	/** Requests answered with anything but 429: each spent one unit of the server's budget. */
+	private answered = 0;
 	private readonly startedAt = Date.now();
 	private remaining: number | undefined;
 	private startedSinceRemaining = 0;
 	private readonly samples: RemainingSample[] = [];
-	private readonly queue: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+	private readonly queue: Array<{ resolve: () => void }> = [];
 	private wakeArmedFor: number | undefined;
 	/** Counters for the benchmark and the tests. */
 	readonly stats = { requests: 0, rateLimited: 0, pauses: 0 };
@@ -67,18 +68,21 @@ export class RateController {
 		this.concurrency = settings.maxConcurrency;
 	}
 
-	/** Waits its turn until a request may start, then counts it as in flight. Pair with `release`. */
-	async acquire(signal?: AbortSignal): Promise<void> {
-		if (signal?.aborted) throw new Error('The execution was cancelled');
-		await new Promise<void>((resolve, reject) => {
-			const waiter = { resolve, reject };
+	/**
+	 * Waits its turn until a request may start, then counts it as in flight: pair with `release`.
+	 * Resolves false, with nothing counted, when the execution is cancelled meanwhile.
+	 */
+	async acquire(signal?: AbortSignal): Promise<boolean> {
+		if (signal?.aborted) return false;
+		return await new Promise<boolean>((resolve) => {
+			const waiter = { resolve: () => resolve(true) };
 			this.queue.push(waiter);
 			signal?.addEventListener(
 				'abort',
 				() => {
 					const index = this.queue.indexOf(waiter);
 					if (index >= 0) this.queue.splice(index, 1);
-					reject(new Error('The execution was cancelled'));
+					resolve(false);
 				},
 				{ once: true },
 			);
@@ -132,7 +136,7 @@ export class RateController {
 
 	private onAnswered(): void {
 		this.consecutive429 = 0;
-		this.successes += 1;
+		this.answered += 1;
 		// Additive increase: one more request in flight per round of successes.
 		this.concurrency = Math.min(this.settings.maxConcurrency, this.concurrency + 1 / this.concurrency);
 		// Without a remaining budget to read, probe slowly back up towards a faster pace.
@@ -152,7 +156,7 @@ export class RateController {
 		this.lastDecreaseAt = now;
 		this.concurrency = Math.max(1, this.concurrency / 2);
 		if (report.remaining === undefined && this.remaining === undefined) {
-			const seenRate = (this.successes * 1000) / Math.max(1, now - this.startedAt);
+			const seenRate = (this.answered * 1000) / Math.max(1, now - this.startedAt);
 			this.learnedIntervalMs =
 				this.learnedIntervalMs > 0 ? this.learnedIntervalMs / 0.9 : 1000 / Math.max(0.1, seenRate);
 		}
@@ -163,12 +167,12 @@ export class RateController {
 		this.remaining = remaining;
 		// Requests still in flight were sent before this answer and will spend from this budget.
 		this.startedSinceRemaining = this.inFlight;
-		this.samples.push({ at: now, remaining, successes: this.successes });
+		this.samples.push({ at: now, remaining, answered: this.answered });
 		while (this.samples.length > 2 && now - this.samples[0].at > REFILL_WINDOW_MS) this.samples.shift();
 		const first = this.samples[0];
 		const spanMs = now - first.at;
 		if (spanMs >= 200) {
-			const refillPerSecond = ((remaining - first.remaining + (this.successes - first.successes)) * 1000) / spanMs;
+			const refillPerSecond = ((remaining - first.remaining + (this.answered - first.answered)) * 1000) / spanMs;
 			if (refillPerSecond > 0) this.learnedIntervalMs = 1000 / refillPerSecond;
 		}
 	}

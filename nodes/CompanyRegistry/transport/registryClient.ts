@@ -25,9 +25,14 @@ export interface RegistrySettings extends RateControlSettings {
 export type LookupOutcome = { record: CompanyRecord } | { failure: LookupFailure } | { cancelled: true };
 
 /** One HTTP answer, or the reason there was none. */
-type Answer =
+type HttpAnswer =
 	| { status: number; statusMessage?: string; headers: Record<string, unknown>; body: unknown }
 	| { failure: LookupFailure };
+
+/** What sending gives: an answer, or the execution's cancellation before the request left. */
+type Answer = HttpAnswer | typeof CANCELLED;
+
+const CANCELLED = Symbol('cancelled');
 
 interface WrappedRequestError {
 	cause?: {
@@ -134,9 +139,13 @@ export class RegistryClient {
 			if (this.cancelled || this.cancelSignal()?.aborted) return { cancelled: true };
 			await this.renewal?.done;
 			let answer = await this.send(key, 'answer');
+			if (answer === CANCELLED) return { cancelled: true };
 			if (!('failure' in answer) && answer.status === 401) {
 				// This request claimed the renewal: it must complete it, for everybody waits on it.
-				if (this.renewal?.by === key) answer = await this.renewToken(key);
+				if (this.renewal?.by === key) {
+					answer = await this.renewToken(key);
+					if (answer === CANCELLED) return { cancelled: true };
+				}
 				// Another request renews the token (or already has): send again once it is done.
 				else if (tokenResends++ < MAX_TOKEN_RESENDS) continue;
 			}
@@ -178,12 +187,12 @@ export class RegistryClient {
 
 	/** One request, paced by the rate controller. */
 	private async send(key: LookupKey, on401: 'answer' | 'renew token'): Promise<Answer> {
-		await this.rate.acquire(this.cancelSignal());
+		if (!(await this.rate.acquire(this.cancelSignal()))) return CANCELLED;
 		// A renewal began while this request queued: sending now would only meet another 401.
 		while (on401 === 'answer' && this.renewal) {
 			this.rate.release({});
 			await this.renewal.done;
-			await this.rate.acquire(this.cancelSignal());
+			if (!(await this.rate.acquire(this.cancelSignal()))) return CANCELLED;
 		}
 		const generation = this.tokenGeneration;
 		const answer = await this.request(key, on401);
@@ -204,7 +213,7 @@ export class RegistryClient {
 		return answer;
 	}
 
-	private async request(key: LookupKey, on401: 'answer' | 'renew token'): Promise<Answer> {
+	private async request(key: LookupKey, on401: 'answer' | 'renew token'): Promise<HttpAnswer> {
 		const qs: Record<string, string> = {};
 		if (key.stateCode) qs.stateCode = key.stateCode;
 		if (key.languageCode) qs.languageCode = key.languageCode;

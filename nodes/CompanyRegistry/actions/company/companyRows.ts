@@ -116,6 +116,15 @@ export const requestOptions: INodeProperties[] = [
 	},
 ];
 
+/** Shared by Watch for Changes and the trigger. */
+export const reportFirstSightingsOption: INodeProperties = {
+	displayName: 'Report First Sightings',
+	name: 'reportFirstSightings',
+	type: 'boolean',
+	default: false,
+	description: 'Whether a company checked for the first time is output (event "firstSeen"). Otherwise it only sets the baseline.',
+};
+
 export interface RequestOptionValues {
 	language?: string;
 	maxConcurrency?: number;

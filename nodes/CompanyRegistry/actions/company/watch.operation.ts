@@ -5,6 +5,7 @@ import {
 	companyFields,
 	errorItem,
 	lookUpRows,
+	reportFirstSightingsOption,
 	requestOptions,
 	rowError,
 	type RequestOptionValues,
@@ -40,14 +41,7 @@ export const description: INodeProperties[] = [
 					'Forget a company (and report it as new if it comes back) when no input row has named it for this many days. 0 keeps every company.',
 			},
 			...requestOptions.slice(0, 4),
-			{
-				displayName: 'Report First Sightings',
-				name: 'reportFirstSightings',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether a company seen for the first time is output (event "firstSeen"). Otherwise it only sets the baseline.',
-			},
+			reportFirstSightingsOption,
 			...requestOptions.slice(4),
 		],
 	},
