@@ -10,19 +10,13 @@ import {
 } from 'n8n-workflow';
 
 import {
+	companyFields,
 	registrySettings,
 	reportFirstSightingsOption,
 	requestOptions,
 	type RequestOptionValues,
 } from '../CompanyRegistry/actions/company/companyRows';
-import {
-	countryOptions,
-	LookupInputError,
-	nonUsCountryCodes,
-	toLookupKey,
-	usStateOptions,
-	type LookupKey,
-} from '../CompanyRegistry/model/lookupKey';
+import { LookupInputError, toLookupKey, type LookupKey } from '../CompanyRegistry/model/lookupKey';
 import type { CompanyRecord } from '../CompanyRegistry/model/companyRecord';
 import { changeItemJson, detectChanges, keepOnly, type WatchState } from '../CompanyRegistry/model/watchState';
 import { CREDENTIAL_TYPE, RegistryClient } from '../CompanyRegistry/transport/registryClient';
@@ -72,33 +66,7 @@ export class CompanyRegistryTrigger implements INodeType {
 					{
 						displayName: 'Company',
 						name: 'company',
-						values: [
-							{
-								displayName: 'Country',
-								name: 'country',
-								type: 'options',
-								options: countryOptions,
-								default: 'de',
-								description: 'Country whose register holds the company',
-							},
-							{
-								displayName: 'Company ID',
-								name: 'companyId',
-								type: 'string',
-								default: '',
-								placeholder: 'HRB12345',
-								description: "The company's identifier in that country's register",
-							},
-							{
-								displayName: 'State',
-								name: 'state',
-								type: 'options',
-								options: usStateOptions,
-								default: 'ca',
-								displayOptions: { hide: { country: nonUsCountryCodes } },
-								description: 'US companies are registered per state',
-							},
-						],
+						values: companyFields(),
 					},
 				],
 			},

@@ -28,9 +28,12 @@ const DEFAULT_CONCURRENCY = 20;
 /** A hard bound: more would only turn a sheet into a burst that the rate limit answers with 429s. */
 export const MAX_CONCURRENCY = 100;
 
-/** Country, Company ID and State, shown for the given operations. */
-export function companyFields(operation: string): INodeProperties[] {
-	const show = { resource: ['company'], operation: [operation] };
+/**
+ * Country, Company ID and State: shown for the given operation of the node, or, without one, as they
+ * stand in the trigger's watchlist entries.
+ */
+export function companyFields(operation?: string): INodeProperties[] {
+	const show = operation ? { resource: ['company'], operation: [operation] } : undefined;
 	return [
 		{
 			displayName: 'Country',
@@ -39,7 +42,7 @@ export function companyFields(operation: string): INodeProperties[] {
 			options: countryOptions,
 			default: 'de',
 			required: true,
-			displayOptions: { show },
+			...(show ? { displayOptions: { show } } : {}),
 			description:
 				'Country whose register holds the company. From an expression, a two-letter code in any case (DE), a three-letter code (DEU) or the English name (Germany) also work.',
 		},
@@ -50,7 +53,7 @@ export function companyFields(operation: string): INodeProperties[] {
 			default: '',
 			required: true,
 			placeholder: 'HRB12345',
-			displayOptions: { show },
+			...(show ? { displayOptions: { show } } : {}),
 			description:
 				"The company's identifier in that country's register, as issued by the government (in some countries the tax number)",
 		},
@@ -61,7 +64,7 @@ export function companyFields(operation: string): INodeProperties[] {
 			options: usStateOptions,
 			default: 'ca',
 			// Shown for the United States, and whenever Country is an expression that may resolve to it.
-			displayOptions: { show, hide: { country: nonUsCountryCodes } },
+			displayOptions: { ...(show ? { show } : {}), hide: { country: nonUsCountryCodes } },
 			description:
 				'US companies are registered per state. From an expression, the two-letter code (CA, US-CA) or the name (California) also work.',
 		},
