@@ -61,8 +61,8 @@ export class RateController {
 	private readonly samples: RemainingSample[] = [];
 	private readonly queue: Array<{ resolve: () => void }> = [];
 	private wakeArmedFor: number | undefined;
-	/** Counters for the benchmark and the tests. */
-	readonly stats = { requests: 0, rateLimited: 0, pauses: 0 };
+	/** What the controller did, for its tests: requests started, and storm pauses. */
+	readonly stats = { requests: 0, pauses: 0 };
 
 	constructor(private readonly settings: RateControlSettings) {
 		this.concurrency = settings.maxConcurrency;
@@ -144,7 +144,6 @@ export class RateController {
 	}
 
 	private onRateLimited(now: number, report: RequestReport): void {
-		this.stats.rateLimited += 1;
 		this.consecutive429 += 1;
 		const retryAfterMs = report.retryAfterMs ?? 1000;
 		if (retryAfterMs >= LONG_RETRY_AFTER_MS || this.consecutive429 >= Math.max(2, Math.floor(this.concurrency))) {

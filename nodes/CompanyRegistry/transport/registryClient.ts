@@ -61,7 +61,7 @@ function newRenewal(by: LookupKey): Renewal {
 const MAX_TOKEN_RESENDS = 3;
 
 /** Section 4.2 path: the id always travels as one percent-encoded segment, so no input can add a step or a query. */
-export function lookupUrl(baseUrl: string, key: LookupKey): string {
+function lookupUrl(baseUrl: string, key: LookupKey): string {
 	return `${baseUrl}/v1/company/${encodeURIComponent(key.countryCode)}/${encodeURIComponent(key.companyId)}`;
 }
 
@@ -77,7 +77,7 @@ export function lookupUrl(baseUrl: string, key: LookupKey): string {
  * request in flight.
  */
 export class RegistryClient {
-	readonly rate: RateController;
+	private readonly rate: RateController;
 	/** Set when the token exchange failed: it fails every later lookup of this execution the same way. */
 	private credentialFailure: LookupFailure | undefined;
 	private tokenGeneration = 0;
@@ -86,7 +86,7 @@ export class RegistryClient {
 
 	constructor(
 		private readonly context: IExecuteFunctions | IPollFunctions,
-		readonly settings: RegistrySettings,
+		private readonly settings: RegistrySettings,
 	) {
 		this.rate = new RateController(settings);
 	}

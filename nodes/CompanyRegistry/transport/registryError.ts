@@ -13,7 +13,7 @@ export interface LookupFailure {
 	message?: string;
 	/** For 403: the scopes the token was granted. */
 	grantedScopes?: string;
-	/** For 429: how long this lookup waited in total before giving up. */
+	/** For 429: how long this lookup had already waited when the next wait would pass the budget. */
 	waitedMs?: number;
 }
 
@@ -23,6 +23,7 @@ export interface ErrorContext {
 	key: LookupKey;
 	baseUrl: string;
 	timeoutMs: number;
+	maxRateLimitWaitMs: number;
 }
 
 function serverMessage(body: unknown): string | undefined {
@@ -72,8 +73,9 @@ export function registryError(failure: LookupFailure, context: ErrorContext): No
 		message = `The registry has no lookup endpoint at ${context.baseUrl}/v1/company/… (HTTP 404)`;
 		description = `${about}. Check the credential's Base URL: it is the API host without /v1, e.g. https://api.verifiet.com.`;
 	} else if (status === 429) {
-		message = `The registry's rate limit held for ${Math.round((failure.waitedMs ?? 0) / 1000)} s, longer than Max Rate-Limit Wait`;
-		description = `${about}. Turn on the node's Retry On Fail setting so n8n runs it again later, lower Max Requests per Second, or raise Max Rate-Limit Wait.`;
+		// The budget may be spent by one long Retry-After as well as by many short ones.
+		message = `The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of ${context.maxRateLimitWaitMs / 1000} s`;
+		description = `${about} waited ${Math.round((failure.waitedMs ?? 0) / 1000)} s. Turn on the node's Retry On Fail setting so n8n runs it again later, lower Max Requests per Second, or raise Max Rate-Limit Wait.`;
 	} else if (status === 500) {
 		message = 'The registry could not process the lookup (HTTP 500 InternalFailureException)';
 		description = `${about}. The failure is on the registry's side; try again later.${fromServer ? ` The registry said: ${fromServer}` : ''}`;
