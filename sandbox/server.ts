@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 
-import { COUNTRIES, US_STATES } from '../nodes/CompanyRegistry/model/countries.generated';
+import { COUNTRIES, US_STATES } from '../nodes/shared/model/countries.generated';
 import { TokenSigner } from './jwt';
 import { RateLimiter, type RateLimitSettings } from './rateLimiter';
 import { Registry, type CompanyChange, type StoredCompany } from './registry';

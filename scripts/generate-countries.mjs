@@ -1,4 +1,4 @@
-// Generates nodes/CompanyRegistry/model/countries.generated.ts from the maintained `iso-3166` dataset
+// Generates nodes/shared/model/countries.generated.ts from the maintained `iso-3166` dataset
 // (a devDependency), so the country and US-state tables are never typed by hand.
 // Run: npm run generate:countries
 import { writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { iso31661 } from 'iso-3166';
 import { iso31662 } from 'iso-3166';
 
 const target = fileURLToPath(
-	new URL('../nodes/CompanyRegistry/model/countries.generated.ts', import.meta.url),
+	new URL('../nodes/shared/model/countries.generated.ts', import.meta.url),
 );
 
 const countries = iso31661

@@ -1,5 +1,4 @@
 import {
-	NodeApiError,
 	NodeConnectionTypes,
 	NodeOperationError,
 	type IDataObject,
@@ -9,23 +8,15 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import {
-	companyFields,
-	registrySettings,
-	reportFirstSightingsOption,
-	requestOptions,
-	type RequestOptionValues,
-} from '../CompanyRegistry/actions/company/companyRows';
-import { LookupInputError, toLookupKey, type LookupKey } from '../CompanyRegistry/model/lookupKey';
-import type { CompanyRecord } from '../CompanyRegistry/model/companyRecord';
-import { changeItemJson, detectChanges, keepOnly, type WatchState } from '../CompanyRegistry/model/watchState';
-import { CREDENTIAL_TYPE, RegistryClient } from '../CompanyRegistry/transport/registryClient';
-import { registryError } from '../CompanyRegistry/transport/registryError';
+import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../shared/descriptions';
+import { inputErrorOf, lookUpKeys, type RequestOptionValues } from '../shared/lookupPipeline';
+import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
+import { changeItemJson, detectChanges, keepOnly, loadWatchState } from '../shared/model/watchState';
 
 interface WatchlistEntry {
-	country?: string;
-	companyId?: string;
-	state?: string;
+	country?: unknown;
+	companyId?: unknown;
+	state?: unknown;
 }
 
 interface TriggerOptions extends RequestOptionValues {
@@ -76,61 +67,41 @@ export class CompanyRegistryTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add option',
 				default: {},
-				options: [
-					...requestOptions.slice(0, 4),
-					reportFirstSightingsOption,
-					...requestOptions.slice(4),
-				],
+				options: sortedOptions(reportFirstSightingsOption, ...Object.values(requestOptions)),
 			},
 		],
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const node = this.getNode();
 		const entries = this.getNodeParameter('companies.company', []) as WatchlistEntry[];
 		const options = this.getNodeParameter('options', {}) as TriggerOptions;
+		// A bad entry is a broken watch: the poll fails, naming the entry, until the list is mended.
 		const keys: LookupKey[] = entries.map((entry, index) => {
 			try {
 				return toLookupKey({ country: entry.country, companyId: entry.companyId, state: entry.state, language: options.language });
 			} catch (error) {
-				if (!(error instanceof LookupInputError)) throw new NodeOperationError(node, error as Error);
-				throw new NodeOperationError(node, `Company ${index + 1} of the list: ${error.message}`, {
-					description: `Accepted: ${error.accepted}.`,
-				});
+				throw inputErrorOf(this, error, index, `Company ${index + 1} of the list: `);
 			}
 		});
-		if (keys.length === 0) throw new NodeOperationError(node, 'Add at least one company to watch');
+		if (keys.length === 0) throw new NodeOperationError(this.getNode(), 'Add at least one company to watch');
 
-		const credentials = await this.getCredentials(CREDENTIAL_TYPE);
-		const settings = registrySettings(credentials, options);
-		const client = new RegistryClient(this, settings);
-		const now = new Date();
 		const manual = this.getMode() === 'manual';
 		// A test event needs only the first company.
-		const outcomes = await client.lookUpMany(manual ? keys.slice(0, 1) : keys, { stopAtFirstFailure: false });
-
-		const looked: Array<{ key: LookupKey; record: CompanyRecord }> = [];
-		let firstError: NodeApiError | undefined;
-		outcomes.forEach((outcome, index) => {
-			if (!outcome) return;
-			if ('record' in outcome) {
-				looked.push({ key: keys[index], record: outcome.record });
-			} else if ('failure' in outcome) {
-				// A failed lookup is never a change: the company keeps its last known state.
-				const error = registryError(outcome.failure, { node, itemIndex: index, key: keys[index], ...settings });
-				firstError ??= error;
-				this.logger.warn(`Company Registry Trigger: ${error.message}`, { company: index + 1 });
-			}
-		});
+		const rows = await lookUpKeys(this, manual ? keys.slice(0, 1) : keys, options, { stopAtFirstFailure: false });
+		const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
+		const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
+		// A failed lookup is never a change: the company keeps its last known state.
+		for (const row of failures) this.logger.warn(`Company Registry Trigger: ${row.error.message}`, { company: row.itemIndex + 1 });
 		// Nothing could be checked at all: that is a broken trigger, not a quiet day.
-		if (looked.length === 0 && firstError) throw firstError;
+		if (looked.length === 0 && failures.length > 0) throw failures[0].error;
 
+		const now = new Date();
 		if (manual) {
 			const [first] = looked;
 			return [[{ json: changeItemJson({ ...first, change: { event: 'firstSeen', changedFields: [], changes: {} } }, now) as IDataObject }]];
 		}
-		const state = this.getWorkflowStaticData('node') as WatchState;
-		const found = detectChanges(state, looked, { now, reportFirstSightings: options.reportFirstSightings ?? false });
+		const state = loadWatchState(this.getWorkflowStaticData('node'), this.logger);
+		const found = detectChanges(state, looked, { now, reportFirstSightings: options.reportFirstSightings === true });
 		// The list is the whole watch: companies taken off it are forgotten at once.
 		keepOnly(state, keys);
 		if (found.length === 0) return null;

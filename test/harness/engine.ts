@@ -22,6 +22,7 @@ import {
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
+import { RateController } from '../../nodes/shared/transport/rateController';
 import { TestCredentialsHelper } from './credentialsHelper';
 import { TestNodeTypes } from './nodeTypes';
 
@@ -65,6 +66,8 @@ export class Engine {
 	private readonly savedStaticData = new Map<string, IDataObject>();
 
 	constructor() {
+		// One Engine is one n8n process: what the rate controllers learned in another one does not apply.
+		RateController.forgetAll();
 		// n8n's logger (what nodes reach as `this.logger`, and LoggerProxy) writes into `logs` instead of
 		// the console. Debug lines arrive when N8N_LOG_LEVEL is debug, as jest's setup sets it.
 		const logger = Container.get(Logger);

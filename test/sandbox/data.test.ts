@@ -1,4 +1,4 @@
-import { COUNTRIES } from '../../nodes/CompanyRegistry/model/countries.generated';
+import { COUNTRIES } from '../../nodes/shared/model/countries.generated';
 import { loadCompanies, type StoredCompany } from '../../sandbox/registry';
 import { FAULT_IDS } from '../../sandbox/server';
 

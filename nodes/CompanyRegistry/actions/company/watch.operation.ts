@@ -1,15 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { changeItemJson, dayNumber, detectChanges, forgetUnseen, type WatchState } from '../../model/watchState';
-import {
-	companyFields,
-	errorItem,
-	lookUpRows,
-	reportFirstSightingsOption,
-	requestOptions,
-	rowError,
-	type RequestOptionValues,
-} from './companyRows';
+import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../../../shared/descriptions';
+import { errorItem, itemFields, lookUpKeys, readKeys, type RequestOptionValues } from '../../../shared/lookupPipeline';
+import { changeItemJson, dayNumber, detectChanges, forgetUnseen, loadWatchState } from '../../../shared/model/watchState';
 
 const show = { resource: ['company'], operation: ['watch'] };
 
@@ -30,7 +23,7 @@ export const description: INodeProperties[] = [
 		placeholder: 'Add option',
 		default: {},
 		displayOptions: { show },
-		options: [
+		options: sortedOptions(
 			{
 				displayName: 'Forget Companies Not Seen For (Days)',
 				name: 'forgetAfterDays',
@@ -40,10 +33,9 @@ export const description: INodeProperties[] = [
 				description:
 					'Forget a company (and report it as new if it comes back) when no input row has named it for this many days. 0 keeps every company.',
 			},
-			...requestOptions.slice(0, 4),
 			reportFirstSightingsOption,
-			...requestOptions.slice(4),
-		],
+			...Object.values(requestOptions),
+		),
 	},
 ];
 
@@ -57,24 +49,23 @@ interface WatchOptions extends RequestOptionValues {
  * the last run (or seen first, if asked). A failed lookup is never a change: it leaves as an error item.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const continueOnFail = this.continueOnFail();
 	const options = this.getNodeParameter('options', 0, {}) as WatchOptions;
-	const { rows, settings } = await lookUpRows.call(this, options, this.continueOnFail());
+	const keys = readKeys.call(this, (itemIndex) => itemFields(this, itemIndex), continueOnFail);
+	const rows = await lookUpKeys(this, keys, options, { stopAtFirstFailure: !continueOnFail });
 
 	const now = new Date();
-	const state = this.getWorkflowStaticData('node') as WatchState;
-	const looked = rows.flatMap((row) =>
-		'outcome' in row && 'record' in row.outcome ? [{ key: row.key, record: row.outcome.record, itemIndex: row.itemIndex }] : [],
-	);
-	const found = detectChanges(state, looked, { now, reportFirstSightings: options.reportFirstSightings ?? false });
-	forgetUnseen(state, dayNumber(now), options.forgetAfterDays ?? 0);
+	const state = loadWatchState(this.getWorkflowStaticData('node'), this.logger);
+	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
+	const found = detectChanges(state, looked, { now, reportFirstSightings: options.reportFirstSightings === true });
+	forgetUnseen(state, dayNumber(now), Number(options.forgetAfterDays) || 0);
 
-	const items: Array<{ itemIndex: number; item: INodeExecutionData }> = found.map((change) => {
-		const { itemIndex } = looked[change.index];
-		return { itemIndex, item: { json: changeItemJson(change, now) as IDataObject, pairedItem: { item: itemIndex } } };
-	});
-	for (const row of rows) {
-		if ('outcome' in row && 'record' in row.outcome) continue;
-		items.push({ itemIndex: row.itemIndex, item: errorItem(rowError.call(this, row, settings), row) });
+	const items = new Map<number, INodeExecutionData>();
+	for (const change of found) {
+		items.set(change.itemIndex, { json: changeItemJson(change, now) as IDataObject, pairedItem: { item: change.itemIndex } });
 	}
-	return [items.sort((a, b) => a.itemIndex - b.itemIndex).map(({ item }) => item)];
+	for (const row of rows) if (row.kind === 'failed') items.set(row.itemIndex, errorItem(row));
+	return [[...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item)];
 }
+
+export const failedRowsOutput = (items: INodeExecutionData[]): INodeExecutionData[][] => [items];

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../../../sandbox/server';
-import { engineFor, expectEachRowOnce, runRows, type Branches } from '../../../harness/fixtures';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { engineFor, expectEachRowOnce, runRows, type Branches } from '../harness/fixtures';
 
 // Issue "Spreadsheet scale": a few hundred rows under each kind of trouble; every input row must come
 // out exactly once, on the right output. Interface document section 7 (429 retryable, 500) and the

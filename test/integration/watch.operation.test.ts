@@ -1,9 +1,9 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../../../sandbox/server';
-import type { Engine } from '../../../harness/engine';
-import { loadWorkflow } from '../../../harness/engine';
-import { REGISTRY_NODE, engineFor } from '../../../harness/fixtures';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { Engine } from '../harness/engine';
+import { loadWorkflow } from '../harness/engine';
+import { REGISTRY_NODE, engineFor } from '../harness/fixtures';
 
 // Issue "Watch companies": successive production executions of a schedule-style workflow, with the
 // sandbox changing records between them. Interface document section 6: no events, so the node must
@@ -171,7 +171,7 @@ describe('Company Registry › Watch for Changes', () => {
 	});
 
 	it('keeps the state of a 50,000-company list small (the cost the README gives)', async () => {
-		const { snapshotOf, watchKey } = await import('../../../../nodes/CompanyRegistry/model/watchState');
+		const { snapshotOf, watchKey } = await import('../../nodes/shared/model/watchState');
 		const companies: Record<string, unknown> = {};
 		for (let index = 0; index < 50_000; index++) {
 			const key = { countryCode: 'gb', companyId: String(10_000_000 + index) };

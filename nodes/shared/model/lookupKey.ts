@@ -87,12 +87,51 @@ for (const state of US_STATES) {
 	stateByInput.set(simplify(state.name), state.code);
 }
 
-const text = (value: unknown): string =>
-	typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+/** Registry ids are short; a longer value is a pasted paragraph or an attack, not an id. */
+export const MAX_FIELD_LENGTH = 100;
+
+/** A lone UTF-16 surrogate: JSON from a webhook may carry one, and no URL can encode it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** C0 and C1 controls and the bidirectional formatting characters: never part of an identifier. */
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+
+const codePoint = (char: string) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * One field of a row as text: strings are trimmed, finite numbers written out; anything else (an
+ * object, an array, a boolean, NaN, Infinity from an expression) is refused with what it was, rather
+ * than sent as "[object Object]" or reported as empty.
+ */
+export function fieldText(name: string, value: unknown, accepted: string): string {
+	if (value === undefined || value === null) return '';
+	if (typeof value === 'number') {
+		if (!Number.isFinite(value)) throw new LookupInputError(`${name} is ${String(value)}, not a value`, accepted);
+		return String(value);
+	}
+	if (typeof value !== 'string') {
+		const kind = Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+		throw new LookupInputError(`${name} is ${kind}, not text`, accepted);
+	}
+	const text = value.trim();
+	if (LONE_SURROGATE.test(text)) {
+		throw new LookupInputError(`${name} contains a broken character (a lone UTF-16 surrogate)`, accepted);
+	}
+	const control = CONTROL.exec(text);
+	if (control) throw new LookupInputError(`${name} contains the control character ${codePoint(control[0])}`, accepted);
+	if (text.length > MAX_FIELD_LENGTH) {
+		throw new LookupInputError(`${name} is ${text.length} characters long; at most ${MAX_FIELD_LENGTH} are accepted`, accepted);
+	}
+	return text;
+}
+
+const COUNTRY_ACCEPTED = "a two-letter ISO 3166-1 code such as 'de', a three-letter code such as 'deu', or the English name such as 'Germany'";
+const STATE_ACCEPTED = "a two-letter state code such as 'ca' or 'ny' (also 'US-CA'), or the state's name such as 'California'";
+const COMPANY_ID_ACCEPTED = "the company's registration number as the national register writes it, e.g. 'HRB12345'";
+const LANGUAGE_ACCEPTED = "a language code such as 'en' or 'pt-BR'";
 
 export function normalizeCountry(input: unknown): string {
-	const raw = text(input);
-	const accepted = "a two-letter ISO 3166-1 code such as 'de', a three-letter code such as 'deu', or the English name such as 'Germany'";
+	const accepted = COUNTRY_ACCEPTED;
+	const raw = fieldText('Country', input, accepted);
 	if (raw === '') throw new LookupInputError('Country is empty', accepted);
 	const code = countryByInput.get(simplify(raw));
 	if (!code) throw new LookupInputError(`Unknown country '${raw}'`, accepted);
@@ -100,8 +139,8 @@ export function normalizeCountry(input: unknown): string {
 }
 
 export function normalizeUsState(input: unknown): string {
-	const raw = text(input);
-	const accepted = "a two-letter state code such as 'ca' or 'ny' (also 'US-CA'), or the state's name such as 'California'";
+	const accepted = STATE_ACCEPTED;
+	const raw = fieldText('State', input, accepted);
 	if (raw === '') {
 		throw new LookupInputError('A United States company needs a State: US companies are registered per state', accepted);
 	}
@@ -113,17 +152,15 @@ export function normalizeUsState(input: unknown): string {
 /** Normalises and checks one row before any request is made. Throws LookupInputError. */
 export function toLookupKey(fields: LookupFields): LookupKey {
 	const countryCode = normalizeCountry(fields.country);
-	const companyId = text(fields.companyId);
-	if (companyId === '') {
-		throw new LookupInputError('Company ID is empty', "the company's registration number as the national register writes it, e.g. 'HRB12345'");
-	}
+	const companyId = fieldText('Company ID', fields.companyId, COMPANY_ID_ACCEPTED);
+	if (companyId === '') throw new LookupInputError('Company ID is empty', COMPANY_ID_ACCEPTED);
 	if (/^\.+$/.test(companyId)) {
 		// '.' and '..' would be read as path steps by every URL parser, whatever their encoding.
 		throw new LookupInputError(`Company ID '${companyId}' is not an identifier`, 'an id with at least one letter or digit');
 	}
 	const key: LookupKey = { countryCode, companyId };
 	if (countryCode === 'us') key.stateCode = normalizeUsState(fields.state);
-	const languageCode = text(fields.language);
+	const languageCode = fieldText('Language', fields.language, LANGUAGE_ACCEPTED);
 	if (languageCode !== '') key.languageCode = languageCode;
 	return key;
 }

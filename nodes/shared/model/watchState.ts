@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 import type { CompanyRecord } from './companyRecord';
 import type { LookupKey } from './lookupKey';
 
@@ -5,20 +7,44 @@ import type { LookupKey } from './lookupKey';
  * What is remembered of one company between executions, in the workflow's static data. Short field
  * names keep a 50,000-company list small: about 120 bytes a company with a name and an address.
  */
-export interface CompanySnapshot {
+const companySnapshotSchema = z.object({
 	/** 'A' Active, 'I' Inactive, 'N' not registered. */
-	s: 'A' | 'I' | 'N';
+	s: z.enum(['A', 'I', 'N']),
 	/** Official name, when registered. */
-	n?: string;
+	n: z.string().optional(),
 	/** Registered address, when registered and known. */
-	a?: string;
+	a: z.string().optional(),
 	/** The last day the company was looked up, in days since 1970-01-01 (UTC). */
-	d: number;
-}
+	d: z.number().int().nonnegative(),
+});
+
+export type CompanySnapshot = z.infer<typeof companySnapshotSchema>;
 
 /** The static data a watch keeps: one snapshot per company key. */
 export interface WatchState {
 	companies?: Record<string, CompanySnapshot>;
+}
+
+/**
+ * Checks the state n8n loaded (it may be old, hand-edited or corrupt) and mends it in place: entries
+ * that are not snapshots are dropped, so their companies start a new baseline instead of producing a
+ * false change or crashing every run. Returns how many entries were dropped (the whole list counts one).
+ */
+function repairWatchState(state: Record<string, unknown>): number {
+	const companies = state.companies;
+	if (companies === undefined) return 0;
+	if (typeof companies !== 'object' || companies === null || Array.isArray(companies)) {
+		state.companies = {};
+		return 1;
+	}
+	let dropped = 0;
+	for (const [key, snapshot] of Object.entries(companies as Record<string, unknown>)) {
+		if (!companySnapshotSchema.safeParse(snapshot).success) {
+			delete (companies as Record<string, unknown>)[key];
+			dropped += 1;
+		}
+	}
+	return dropped;
 }
 
 export type WatchedField = 'registration' | 'status' | 'officialName' | 'registeredAddress';
@@ -33,9 +59,30 @@ export interface CompanyChange {
 
 export const dayNumber = (time: Date): number => Math.floor(time.getTime() / 86_400_000);
 
-/** The key a company is remembered under: readable in the static data, one per country, state, id and language. */
+/**
+ * The watch state in n8n's static data, checked and mended (see repairWatchState); what was dropped is
+ * said once in n8n's log.
+ */
+export function loadWatchState(staticData: Record<string, unknown>, logger: { warn(message: string, meta?: object): void }): WatchState {
+	const dropped = repairWatchState(staticData);
+	if (dropped > 0) {
+		logger.warn('Company Registry: the saved watch state had entries that are not company snapshots; they were dropped and start a new baseline', { dropped });
+	}
+	return staticData as WatchState;
+}
+
+/** `%` and `|` percent-encoded, so that an id holding `|` cannot pose as an id with a language. */
+const keyPart = (text: string) => text.replace(/%/g, '%25').replace(/\|/g, '%7C');
+
+/**
+ * The key a company is remembered under: readable in the static data, one per country, state, id and
+ * language, and never the same for two different lookups (`de/X|en` is id X in English; id `X|en`
+ * is `de/X%7Cen`). Ids without `%` or `|` keep the key earlier versions gave them.
+ */
 export function watchKey(key: LookupKey): string {
-	return `${key.countryCode}${key.stateCode ? `:${key.stateCode}` : ''}/${key.companyId}${key.languageCode ? `|${key.languageCode}` : ''}`;
+	const state = key.stateCode ? `:${key.stateCode}` : '';
+	const language = key.languageCode ? `|${keyPart(key.languageCode)}` : '';
+	return `${key.countryCode}${state}/${keyPart(key.companyId)}${language}`;
 }
 
 export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot {
@@ -103,16 +150,25 @@ export function keepOnly(state: WatchState, keys: LookupKey[]): void {
  * Compares each looked-up company with what the state remembers, updates the state, and returns the
  * changes (and first sightings, when asked for). Several rows for one company count once.
  */
+export interface FoundChange {
+	key: LookupKey;
+	record: CompanyRecord;
+	change: CompanyChange;
+	previous?: CompanySnapshot;
+	/** The input row the change was found on. */
+	itemIndex: number;
+}
+
 export function detectChanges(
 	state: WatchState,
-	lookups: Array<{ key: LookupKey; record: CompanyRecord }>,
+	lookups: ReadonlyArray<{ key: LookupKey; record: CompanyRecord; itemIndex: number }>,
 	options: { now: Date; reportFirstSightings: boolean },
-): Array<{ key: LookupKey; record: CompanyRecord; change: CompanyChange; previous?: CompanySnapshot; index: number }> {
+): FoundChange[] {
 	const companies = (state.companies ??= {});
 	const today = dayNumber(options.now);
 	const seen = new Set<string>();
-	const found = [];
-	for (const [index, { key, record }] of lookups.entries()) {
+	const found: FoundChange[] = [];
+	for (const { key, record, itemIndex } of lookups) {
 		const id = watchKey(key);
 		if (seen.has(id)) continue;
 		seen.add(id);
@@ -121,12 +177,12 @@ export function detectChanges(
 		companies[id] = current;
 		if (!previous) {
 			if (options.reportFirstSightings) {
-				found.push({ key, record, index, change: { event: 'firstSeen' as const, changedFields: [], changes: {} } });
+				found.push({ key, record, itemIndex, change: { event: 'firstSeen', changedFields: [], changes: {} } });
 			}
 			continue;
 		}
 		const change = compareSnapshots(previous, current);
-		if (change) found.push({ key, record, change, previous, index });
+		if (change) found.push({ key, record, change, previous, itemIndex });
 	}
 	return found;
 }

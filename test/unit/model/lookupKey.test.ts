@@ -1,4 +1,4 @@
-import { LookupInputError, lookupKeyId, normalizeCountry, normalizeUsState, toLookupKey } from '../../../../nodes/CompanyRegistry/model/lookupKey';
+import { LookupInputError, lookupKeyId, normalizeCountry, normalizeUsState, toLookupKey } from '../../../nodes/shared/model/lookupKey';
 
 // Interface document section 2.2: countryCode is lowercase ISO 3166-1 alpha-2; stateCode is required for us.
 describe('lookup key', () => {

@@ -16,7 +16,10 @@ const calendarDate = z
 export const registeredCompanySchema = z
 	.object({
 		isRegistered: z.literal(true),
-		officialName: z.string().min(1),
+		// A registered company has a name: blank or the "not available" literal means a broken record.
+		officialName: z
+			.string()
+			.refine((name) => name.trim() !== '' && name.trim() !== NOT_AVAILABLE, `expected the official name, not blank or '${NOT_AVAILABLE}'`),
 		status: z.enum(['Active', 'Inactive']),
 		registrationDate: calendarDate,
 		registeredAddress: z.string().min(1).optional(),

@@ -1,4 +1,4 @@
-import { checkCompanyRecord } from '../../../../nodes/CompanyRegistry/model/companyRecord';
+import { checkCompanyRecord } from '../../../nodes/shared/model/companyRecord';
 
 const registered = {
 	isRegistered: true,

@@ -1,0 +1,285 @@
+import { checkCompanyRecord, type CompanyRecord } from '../model/companyRecord';
+import { lookupKeyId, type LookupKey } from '../model/lookupKey';
+import { RateController, type Tenant, type TenantSettings } from './rateController';
+import type { LookupFailure } from './registryError';
+import type { RegistryAnswer, RegistryRequest } from './registryRequest';
+import { parseRetryAfter } from './retryAfter';
+import { backoffMs, CircuitBreaker, MAX_RATE_LIMITED_TRIES, rateLimitDelayMs, RetryBudget, TRANSIENT_STATUSES } from './retryPolicy';
+import { TokenRenewal } from './tokenRenewal';
+import { Waits } from './wait';
+
+export type LookupOutcome =
+	| { kind: 'record'; record: CompanyRecord }
+	| { kind: 'failed'; failure: LookupFailure }
+	/** Not sent: the execution was cancelled, or stopped at another row's failure. */
+	| { kind: 'cancelled' };
+
+export interface BatchSettings extends TenantSettings {
+	/** One controller per registry and client in this process: `${baseUrl} ${clientId}`. */
+	registryKey: string;
+	/** How long one lookup may wait for the registry's rate limit in total. */
+	maxRateLimitWaitMs: number;
+	/** Tries of one lookup that meets transient failures (1: no retries). */
+	maxAttempts: number;
+}
+
+export interface BatchContext {
+	/** The one HTTP call. */
+	request: RegistryRequest;
+	/** Whether the credential held a token when the execution began. */
+	tokenWasStored: boolean;
+	/** The execution's cancellation (n8n's), if any. */
+	cancelSignal?: AbortSignal;
+	/** The scopes of the current token, for a 403's message. */
+	grantedScopes: () => Promise<string | undefined>;
+}
+
+/** Lookups a worker pool holds in hand per allowed request in flight. */
+const IN_HAND_PER_SLOT = 2;
+
+/**
+ * Looks up a batch of keys for one execution: identical keys share one lookup; a pool of workers (twice
+ * the concurrency) takes the next key as one finishes, so a 20,000-row sheet holds a few dozen lookups
+ * in hand, not 20,000; with `stopAtFirstFailure`, the first failure cancels everything not yet sent.
+ * Each lookup passes the circuit breaker and the rate controller, then is tried until it has an answer
+ * or the retry policy gives up. Never throws.
+ */
+export async function runBatch(
+	keys: ReadonlyArray<LookupKey>,
+	settings: BatchSettings,
+	context: BatchContext,
+	{ stopAtFirstFailure }: { stopAtFirstFailure: boolean },
+): Promise<LookupOutcome[]> {
+	const unique = new Map<string, { key: LookupKey; outcome?: LookupOutcome }>();
+	const ids = keys.map((key) => {
+		const id = lookupKeyId(key);
+		if (!unique.has(id)) unique.set(id, { key });
+		return id;
+	});
+	const work = [...unique.values()];
+	const stop = new AbortController();
+	const onCancel = () => stop.abort();
+	context.cancelSignal?.addEventListener('abort', onCancel, { once: true });
+	if (context.cancelSignal?.aborted) stop.abort();
+	const session = new LookupSession(settings, context, stop.signal);
+	try {
+		let next = 0;
+		const worker = async () => {
+			while (next < work.length) {
+				const entry = work[next++];
+				entry.outcome = await session.lookUp(entry.key);
+				if (entry.outcome.kind === 'failed' && stopAtFirstFailure) stop.abort();
+			}
+		};
+		const workers = Math.min(work.length, IN_HAND_PER_SLOT * settings.maxConcurrency);
+		await Promise.all(Array.from({ length: workers }, worker));
+	} finally {
+		session.close();
+		context.cancelSignal?.removeEventListener('abort', onCancel);
+	}
+	return ids.map((id) => unique.get(id)!.outcome!);
+}
+
+/** What one execution's lookups share: its place at the rate controller, the token, the limits. */
+class LookupSession {
+	private readonly tenant: Tenant;
+	private readonly renewal: TokenRenewal;
+	private readonly breaker = new CircuitBreaker();
+	private readonly budget = new RetryBudget();
+	/** Set when the credential failed: every later lookup fails the same way, without a request. */
+	private credentialFailure: LookupFailure | undefined;
+	/** The failure that tripped the breaker: every row not yet answered fails with it. */
+	private downFailure: LookupFailure | undefined;
+	private lastTransient: LookupFailure | undefined;
+	private readonly waits: Waits;
+
+	constructor(
+		private readonly settings: BatchSettings,
+		private readonly context: BatchContext,
+		private readonly signal: AbortSignal,
+	) {
+		this.tenant = RateController.for(settings.registryKey).join({ ...settings, firstRequestAlone: !context.tokenWasStored });
+		this.renewal = new TokenRenewal(context.tokenWasStored);
+		this.waits = new Waits(signal);
+		signal.addEventListener(
+			'abort',
+			() => {
+				this.tenant.cancelWaiting();
+				this.breaker.stop();
+			},
+			{ once: true },
+		);
+	}
+
+	private async wait(ms: number): Promise<boolean> {
+		return await this.waits.wait(ms);
+	}
+
+	close(): void {
+		this.tenant.leave();
+	}
+
+	async lookUp(key: LookupKey): Promise<LookupOutcome> {
+		let attempt = 1;
+		let rateLimited = 0;
+		let rateLimitedSince: number | undefined;
+		let tokenResends = 0;
+		for (;;) {
+			if (this.credentialFailure) return failed(this.credentialFailure);
+			if (this.signal.aborted) return { kind: 'cancelled' };
+			const gate = await this.breaker.gate(async (ms) => await this.wait(ms));
+			if (gate.kind === 'tripped') return this.signal.aborted ? { kind: 'cancelled' } : failed(this.registryDown());
+			await this.renewal.ready();
+			const budgetEnds = (rateLimitedSince ?? Date.now()) + this.settings.maxRateLimitWaitMs;
+			const permit = await this.tenant.acquire(budgetEnds);
+			if (permit.kind === 'cancelled') {
+				if (gate.kind === 'probe') this.breaker.record(false, true);
+				return { kind: 'cancelled' };
+			}
+			if (permit.kind === 'paused') {
+				if (gate.kind === 'probe') this.breaker.record(false, true);
+				const waitedMs = rateLimitedSince === undefined ? 0 : Date.now() - rateLimitedSince;
+				return failed({ kind: 'rate-limited', waitedMs, retryAfterMs: permit.until - Date.now() });
+			}
+			if (this.renewal.renewing) {
+				// A renewal began while this request queued: sending now would only meet another 401.
+				this.tenant.release({ sentAt: permit.sentAt });
+				if (gate.kind === 'probe') this.breaker.record(true, true);
+				continue;
+			}
+			const generation = this.renewal.current;
+			let answer = await this.context.request(key, 'answer');
+			this.tenant.release(report(permit.sentAt, answer));
+
+			if (answer.kind === 'response' && answer.status === 401) {
+				const decision = this.renewal.on401(generation);
+				if (decision === 'refused') return failed(this.refuseToken());
+				if (decision === 'resend') {
+					if (gate.kind === 'probe') this.breaker.record(true, true);
+					if (tokenResends++ < 3) continue;
+					return failed(this.refuseToken());
+				}
+				answer = await this.renewToken(key);
+			}
+			if (answer.kind === 'response' && answer.status !== 401) this.renewal.accept(generation);
+			const transient = isTransient(answer);
+			this.breaker.record(!transient, gate.kind === 'probe');
+			if (!transient && answer.kind === 'response' && answer.status !== 429) this.budget.refill();
+
+			switch (answer.kind) {
+				case 'cancelled':
+					return { kind: 'cancelled' };
+				case 'credential':
+					this.credentialFailure ??= { kind: 'credential', message: answer.message };
+					return failed(this.credentialFailure);
+				case 'token-refused':
+					return failed(this.refuseToken());
+				case 'no-response': {
+					const failure: LookupFailure = { kind: 'no-response', reason: answer.reason, code: answer.code, attempts: attempt };
+					const delay = this.retryDelay(failure, attempt, undefined);
+					if (delay === undefined) return failed(failure);
+					if (!(await this.wait(delay))) return { kind: 'cancelled' };
+					attempt += 1;
+					continue;
+				}
+				case 'response':
+					break;
+			}
+			const { status, headers, body } = answer;
+			if (status === 200) {
+				const check = checkCompanyRecord(body);
+				return check.valid ? { kind: 'record', record: check.record } : failed({ kind: 'contract', problem: check.problem });
+			}
+			if (status === 429) {
+				rateLimitedSince ??= Date.now();
+				rateLimited += 1;
+				const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
+				const delay = rateLimitDelayMs(retryAfterMs, rateLimited);
+				const waitedMs = Date.now() - rateLimitedSince;
+				// Real time counts: the wait, and the time spent queueing and asking.
+				if (rateLimited >= MAX_RATE_LIMITED_TRIES || waitedMs + delay > this.settings.maxRateLimitWaitMs) {
+					return failed({ kind: 'rate-limited', waitedMs, retryAfterMs });
+				}
+				if (!(await this.wait(delay))) return { kind: 'cancelled' };
+				continue;
+			}
+			if (status >= 300 && status < 400) {
+				return failed({ kind: 'redirect', status, location: header(headers, 'location') });
+			}
+			if (TRANSIENT_STATUSES.has(status)) {
+				const failure: LookupFailure = { kind: 'http', status, statusMessage: answer.statusMessage, body, attempts: attempt };
+				const delay = this.retryDelay(failure, attempt, status === 503 ? parseRetryAfter(header(headers, 'retry-after')) : undefined);
+				if (delay === undefined) return failed(failure);
+				if (!(await this.wait(delay))) return { kind: 'cancelled' };
+				attempt += 1;
+				continue;
+			}
+			if (status === 403) return failed({ kind: 'forbidden', body, grantedScopes: await this.context.grantedScopes() });
+			return failed({ kind: 'http', status, statusMessage: answer.statusMessage, body, attempts: attempt });
+		}
+	}
+
+	/**
+	 * The wait before trying a transiently failed lookup again, or undefined when it is final: out of
+	 * attempts, out of the execution's retry budget, or asked (503 Retry-After) to wait past the budget.
+	 */
+	private retryDelay(failure: LookupFailure, attempt: number, retryAfterMs: number | undefined): number | undefined {
+		this.lastTransient = failure;
+		if (attempt >= this.settings.maxAttempts) return undefined;
+		if (retryAfterMs !== undefined && retryAfterMs > this.settings.maxRateLimitWaitMs) return undefined;
+		if (!this.budget.take(failure.kind === 'no-response' && failure.reason === 'timeout')) return undefined;
+		return Math.max(retryAfterMs ?? 0, backoffMs(attempt));
+	}
+
+	/** Sends again with the 401 left to n8n, which renews the token and repeats the request once. */
+	private async renewToken(key: LookupKey): Promise<RegistryAnswer> {
+		let answer: RegistryAnswer = { kind: 'cancelled' };
+		try {
+			const permit = await this.tenant.acquire();
+			if (permit.kind !== 'go') return { kind: 'cancelled' };
+			answer = await this.context.request(key, 'renew');
+			this.tenant.release(report(permit.sentAt, answer));
+			return answer;
+		} finally {
+			this.renewal.finish(answer.kind === 'token-refused');
+		}
+	}
+
+	private refuseToken(): LookupFailure {
+		this.credentialFailure ??= { kind: 'token-refused' };
+		return this.credentialFailure;
+	}
+
+	private registryDown(): LookupFailure {
+		this.downFailure ??= { kind: 'registry-down', last: this.lastTransient, ...this.breaker.tripReport };
+		return this.downFailure;
+	}
+}
+
+const failed = (failure: LookupFailure): LookupOutcome => ({ kind: 'failed', failure });
+
+function isTransient(answer: RegistryAnswer): boolean {
+	return answer.kind === 'no-response' || (answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status));
+}
+
+function report(sentAt: number, answer: RegistryAnswer) {
+	if (answer.kind !== 'response') return { sentAt };
+	return {
+		sentAt,
+		status: answer.status,
+		// On a 429 the remaining count is 0 by definition; only ordinary answers tell the budget.
+		remaining: answer.status === 429 ? undefined : numberHeader(answer.headers, 'x-ratelimit-remaining'),
+		retryAfterMs: answer.status === 429 ? parseRetryAfter(header(answer.headers, 'retry-after')) : undefined,
+	};
+}
+
+function numberHeader(headers: Record<string, unknown>, name: string): number | undefined {
+	const text = header(headers, name);
+	const value = Number(text);
+	return text !== undefined && text.trim() !== '' && Number.isFinite(value) ? value : undefined;
+}
+
+function header(headers: Record<string, unknown>, name: string): string | undefined {
+	const value = headers[name];
+	return Array.isArray(value) ? String(value[0]) : typeof value === 'string' ? value : undefined;
+}

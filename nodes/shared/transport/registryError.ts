@@ -1,0 +1,199 @@
+import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
+
+import type { LookupKey } from '../model/lookupKey';
+import { displayUrl, serverText } from './serverText';
+
+/** A failed lookup as the transport saw it. */
+export type LookupFailure =
+	/** An HTTP answer the node cannot use (after `attempts` tries, for transient statuses). */
+	| { kind: 'http'; status: number; statusMessage?: string; body: unknown; attempts?: number }
+	/** No answer: a dropped or refused connection, or no complete answer within the Request Timeout. */
+	| { kind: 'no-response'; reason: 'timeout' | 'network'; code: string; attempts: number }
+	/** 429 beyond the Max Rate-Limit Wait: waited so far, and what the registry asked for last. */
+	| { kind: 'rate-limited'; waitedMs: number; retryAfterMs?: number }
+	| { kind: 'redirect'; status: number; location?: string }
+	/** A 200 whose body breaks the company record contract. */
+	| { kind: 'contract'; problem: string }
+	| { kind: 'forbidden'; body: unknown; grantedScopes?: string }
+	/** A token fetched for this execution was refused before the registry ever accepted it. */
+	| { kind: 'token-refused' }
+	/** The token exchange failed; the credential's message says what to fix. */
+	| { kind: 'credential'; message: string }
+	/** The circuit breaker tripped: most recent lookups failed, and so did the probes after a pause. */
+	| { kind: 'registry-down'; last?: LookupFailure; failed?: number; of?: number };
+
+export interface ErrorContext {
+	node: INode;
+	itemIndex: number;
+	key?: LookupKey;
+	baseUrl: string;
+	timeoutMs: number;
+	maxRateLimitWaitMs: number;
+	/** Secrets that server text must never carry into a message: the client secret, the tokens. */
+	secrets: ReadonlyArray<string | undefined>;
+}
+
+function serverMessage(body: unknown): string | undefined {
+	if (typeof body === 'string' && body.trim() !== '') return body;
+	if (typeof body !== 'object' || body === null) return undefined;
+	const { message, error } = body as { message?: unknown; error?: unknown };
+	if (typeof message === 'string' && message !== '') return message;
+	return typeof error === 'string' && error !== '' ? error : undefined;
+}
+
+const seconds = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 100) / 10} s`);
+
+function duration(ms: number): string {
+	if (ms < 120_000) return seconds(ms);
+	if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
+	return `${Math.round(ms / 3_600_000)} h`;
+}
+
+function tries(attempts: number | undefined): string {
+	return attempts && attempts > 1 ? ` (tried ${attempts} times)` : '';
+}
+
+/**
+ * The one place that turns a failed lookup into the error a user reads. Everything the server said
+ * passes `serverText` (secrets removed, controls escaped, length capped); the NodeApiError is built
+ * from these plain fields, never from the raw request, so no token or secret can travel with it.
+ */
+export function registryError(failure: LookupFailure, context: ErrorContext): NodeApiError {
+	const { message, description, httpCode } = describeFailure(failure, context);
+	const plain: JsonObject = { message, ...(description ? { description } : {}), ...(httpCode ? { httpCode } : {}) };
+	return new NodeApiError(context.node, plain, { message, description, httpCode, itemIndex: context.itemIndex });
+}
+
+export function describeFailure(
+	failure: LookupFailure,
+	context: Omit<ErrorContext, 'node' | 'itemIndex'>,
+): { message: string; description?: string; httpCode?: string } {
+	const safe = (text: string) => serverText(text, context.secrets);
+	const baseUrl = displayUrl(context.baseUrl);
+	const key = context.key;
+	const about = key ? `Lookup of ${safe(`${key.countryCode}/${key.companyId}`)}${key.stateCode ? ` (state ${key.stateCode})` : ''}` : 'The lookup';
+	const said = (body: unknown) => {
+		const text = serverMessage(body);
+		return text ? ` The registry said: ${safe(text)}` : '';
+	};
+
+	switch (failure.kind) {
+		case 'credential':
+			return { message: safe(failure.message) };
+		case 'token-refused':
+			return {
+				message: 'The registry rejected the access token, also after fetching a new one',
+				description:
+					"The token endpoint issued a new token and the registry rejected it too (HTTP 401), so no lookup of this run can succeed. Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.",
+				httpCode: '401',
+			};
+		case 'registry-down': {
+			const last = failure.last ? describeFailure(failure.last, context).message : 'no answer';
+			const share = failure.of ? ` ${failure.failed} of its last ${failure.of} answers were failures, and it still failed after a pause.` : '';
+			return {
+				message: `The Company Registry at ${baseUrl} seems to be down; this row was not looked up`,
+				description: `Last failure: ${last}.${share} The rest of this run was not sent, so the registry is not hammered. Run it again later.`,
+			};
+		}
+		case 'no-response':
+			if (failure.reason === 'timeout') {
+				return {
+					message: `The Company Registry did not answer within ${seconds(context.timeoutMs)}${tries(failure.attempts)}`,
+					description: `${about}. Raise the Request Timeout option if the registry is slow.`,
+				};
+			}
+			// The network code goes in the description: n8n replaces messages that contain one.
+			return {
+				message: `Could not reach the Company Registry at ${baseUrl}${tries(failure.attempts)}`,
+				description: `${about} got no answer (${safe(failure.code)}). Check the credential's Base URL and the network between n8n and the registry.`,
+			};
+		case 'rate-limited': {
+			const asked =
+				failure.retryAfterMs !== undefined && failure.retryAfterMs > context.maxRateLimitWaitMs
+					? ` The registry asks to wait ${duration(failure.retryAfterMs)}, longer than the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}: a quota may be spent.`
+					: '';
+			return {
+				message: `The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}`,
+				description: `${about} waited ${seconds(failure.waitedMs)}.${asked} Turn on the node's Retry On Fail setting so n8n runs it again later, lower Max Requests per Second, or raise Max Rate-Limit Wait.`,
+				httpCode: '429',
+			};
+		}
+		case 'redirect': {
+			const target = failure.location ? ` to ${displayUrl(safe(failure.location))}` : '';
+			return {
+				message: `The registry answered with a redirect (HTTP ${failure.status})${target}, which the node does not follow`,
+				description: `${about}. The access token is only ever sent to the credential's Base URL (${baseUrl}). If the registry has moved, set the Base URL to its new address.`,
+				httpCode: String(failure.status),
+			};
+		}
+		case 'contract':
+			return {
+				message: `The registry's answer is not a valid company record: ${safe(failure.problem)}`,
+				description: `${about}. The record was not passed on.`,
+				httpCode: '200',
+			};
+		case 'forbidden':
+			return {
+				message: "The credential's plan or token scope does not include company data (read:company)",
+				description: `Granted scopes: ${failure.grantedScopes ? safe(failure.grantedScopes) : 'none'}. Ask the registry operator to add company data to the plan.${said(failure.body)}`,
+				httpCode: '403',
+			};
+		case 'http':
+			return { ...describeStatus(failure, about, baseUrl, said, safe), httpCode: String(failure.status) };
+	}
+}
+
+function describeStatus(
+	failure: Extract<LookupFailure, { kind: 'http' }>,
+	about: string,
+	baseUrl: string,
+	said: (body: unknown) => string,
+	safe: (text: string) => string,
+): { message: string; description?: string } {
+	const { status } = failure;
+	switch (status) {
+		case 400: {
+			const text = serverMessage(failure.body);
+			return {
+				message: `The registry rejected the input: ${text ? safe(text) : 'Bad Request'}`,
+				description: `${about}. InvalidInputException, not retried: check the country code and the characters in the company id.`,
+			};
+		}
+		case 401:
+			return {
+				message: 'The registry rejected the access token, also after fetching a new one',
+				description:
+					"n8n asked the token endpoint for a new token and the registry still refused it. Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.",
+			};
+		case 404:
+			return {
+				message: `The registry has no lookup endpoint at ${baseUrl}/v1/company/… (HTTP 404)`,
+				description: `${about}. Check the credential's Base URL: it is the API host without /v1, e.g. https://api.verifiet.com.`,
+			};
+		case 500:
+			return {
+				message: `The registry could not process the lookup (HTTP 500 InternalFailureException)${tries(failure.attempts)}`,
+				description: `${about}. The failure is on the registry's side; try again later.${said(failure.body)}`,
+			};
+		case 502:
+		case 503:
+			return {
+				message: `The registry is unavailable (HTTP ${status}${status === 502 ? ' Bad Gateway' : ' Service Unavailable'})${tries(failure.attempts)}`,
+				description: `${about}. The failure is on the registry's side; try again later.${said(failure.body)}`,
+			};
+		case 504:
+			return {
+				message: `The registry timed out behind its gateway (HTTP 504 Gateway Timeout)${tries(failure.attempts)}`,
+				description: `${about}. The registry was too slow to answer; try again later.`,
+			};
+		default: {
+			const statusMessage = failure.statusMessage ? ` ${serverTextShort(failure.statusMessage)}` : '';
+			return { message: `The registry answered HTTP ${status}${statusMessage}`, description: `${about}.${said(failure.body)}` };
+		}
+	}
+}
+
+/** A status line's reason phrase: short, and never a place for secrets. */
+function serverTextShort(text: string): string {
+	return serverText(text, [], 60);
+}

@@ -1,0 +1,106 @@
+import type { IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse, IPollFunctions } from 'n8n-workflow';
+
+import type { LookupKey } from '../model/lookupKey';
+import { wait } from './wait';
+
+export const CREDENTIAL_TYPE = 'companyRegistryApi';
+
+/** What one lookup request gave. */
+export type RegistryAnswer =
+	| { kind: 'response'; status: number; statusMessage?: string; headers: Record<string, unknown>; body: unknown }
+	| { kind: 'no-response'; reason: 'timeout' | 'network'; code: string }
+	/** 401 even after n8n fetched a new token (only when sent to renew the token). */
+	| { kind: 'token-refused' }
+	/** The credential's token exchange failed; its message already says what to fix. */
+	| { kind: 'credential'; message: string }
+	| { kind: 'cancelled' };
+
+/** How a request treats a 401: take it back as an answer, or let n8n renew the token and send again. */
+export type On401 = 'answer' | 'renew';
+
+export type RegistryRequest = (key: LookupKey, on401: On401) => Promise<RegistryAnswer>;
+
+export interface RequestSettings {
+	/** The credential's Base URL without trailing slashes. */
+	baseUrl: string;
+	/** A deadline for the whole answer, body included. */
+	timeoutMs: number;
+}
+
+/** Interface document, "Look up a company": the id always travels as one percent-encoded segment. */
+export function lookupUrl(baseUrl: string, key: LookupKey): string {
+	return `${baseUrl}/v1/company/${encodeURIComponent(key.countryCode)}/${encodeURIComponent(key.companyId)}`;
+}
+
+interface WrappedRequestError {
+	cause?: { code?: string; name?: string; message?: string; isAxiosError?: boolean; response?: { status?: number } };
+	message?: string;
+}
+
+/**
+ * The one HTTP call of a lookup, through n8n's httpRequestWithAuthentication so that n8n's
+ * credentials, proxies and 401 token renewal apply. Redirects are never followed: the Bearer token
+ * must not reach any origin but the Base URL. Every status comes back as an answer (only a 401 in
+ * `renew` mode is left to n8n, which then fetches a new token and repeats the request once).
+ *
+ * Request Timeout is a deadline for the whole answer: n8n's own timeout only notices a silent
+ * connection, not a body trickled byte by byte. (n8n sets the request's abort signal itself, to the
+ * execution's, so the deadline races the request instead of aborting it; n8n's idle timeout still
+ * ends the abandoned request.)
+ */
+export function registryRequest(context: IExecuteFunctions | IPollFunctions, settings: RequestSettings): RegistryRequest {
+	return async (key, on401) => {
+		const qs: Record<string, string> = {};
+		if (key.stateCode) qs.stateCode = key.stateCode;
+		if (key.languageCode) qs.languageCode = key.languageCode;
+		const request: IHttpRequestOptions = {
+			method: 'GET',
+			url: lookupUrl(settings.baseUrl, key),
+			qs,
+			json: true,
+			timeout: settings.timeoutMs,
+			returnFullResponse: true,
+			disableFollowRedirect: true,
+			ignoreHttpStatusErrors: { ignore: true, except: on401 === 'renew' ? [401] : [] },
+		};
+		const deadline = new AbortController();
+		const sent = context.helpers.httpRequestWithAuthentication
+			.call(context, CREDENTIAL_TYPE, request)
+			.then(
+				(response): RegistryAnswer => {
+					const full = response as IN8nHttpFullResponse;
+					return {
+						kind: 'response',
+						status: full.statusCode,
+						statusMessage: full.statusMessage,
+						headers: full.headers as Record<string, unknown>,
+						body: full.body,
+					};
+				},
+				(error: unknown): RegistryAnswer => answerOfError(error as WrappedRequestError, on401),
+			);
+		const timedOut = wait(settings.timeoutMs, deadline.signal).then(
+			(expired): RegistryAnswer | undefined => (expired ? { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' } : undefined),
+		);
+		try {
+			return (await Promise.race([sent, timedOut])) ?? (await sent);
+		} finally {
+			deadline.abort();
+		}
+	};
+}
+
+/** httpRequestWithAuthentication wraps every failure in a NodeApiError; the original is its cause. */
+function answerOfError(error: WrappedRequestError, on401: On401): RegistryAnswer {
+	const cause = error.cause;
+	const status = cause?.response?.status;
+	if (status !== undefined) {
+		// Only a 401 is left to throw, and only when renewing: the fresh token was refused too.
+		return on401 === 'renew' && status === 401 ? { kind: 'token-refused' } : { kind: 'no-response', reason: 'network', code: `HTTP ${status}` };
+	}
+	if (cause?.code === 'ERR_CANCELED' || cause?.name === 'CanceledError' || cause?.name === 'AbortError') return { kind: 'cancelled' };
+	if (cause?.code === 'ECONNABORTED' || cause?.code === 'ETIMEDOUT') return { kind: 'no-response', reason: 'timeout', code: cause.code };
+	if (cause?.isAxiosError || cause?.code) return { kind: 'no-response', reason: 'network', code: cause.code ?? 'no response' };
+	// Not an HTTP failure: the credential's token exchange, whose message already says what to fix.
+	return { kind: 'credential', message: cause?.message ?? error.message ?? 'The token exchange failed without a reason' };
+}

@@ -1,0 +1,156 @@
+/**
+ * Which failures are tried again, after how long, and within what limits. Lookups are idempotent GETs,
+ * so, like the AWS SDKs' "standard" retry mode and Google's API clients, transient failures (HTTP 500,
+ * 502, 503, 504, a dropped connection, a timeout) are retried per row with capped exponential backoff
+ * and full jitter, instead of the user re-running the whole sheet with Retry On Fail. An execution's
+ * retries draw on a budget that successes refill, and a circuit breaker stops sending when the registry
+ * is plainly down.
+ */
+
+export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
+
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 5_000;
+
+/** Full jitter: anywhere from 0 to the capped exponential step (attempt 1 is the first retry). */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+	return Math.round(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+}
+
+/** A 429 is tried at most this many times per lookup, whatever its Retry-After says. */
+export const MAX_RATE_LIMITED_TRIES = 20;
+
+/**
+ * How long to wait after the `attempt`-th 429 (1 for the first). Retry-After is honoured, but never
+ * below a floor that doubles from 100 ms to 1 s, so "Retry-After: 0", a negative value or a date in
+ * the past cannot turn into a retry storm. Without a readable Retry-After: equal jitter around 1, 2,
+ * 4 … s, at most 30 s.
+ */
+export function rateLimitDelayMs(retryAfterMs: number | undefined, attempt: number, random: () => number = Math.random): number {
+	const floor = Math.min(1_000, 100 * 2 ** (attempt - 1));
+	if (retryAfterMs !== undefined) return Math.max(floor, retryAfterMs);
+	const ceiling = Math.min(30_000, 1_000 * 2 ** (attempt - 1));
+	return Math.max(floor, Math.round(ceiling / 2 + random() * (ceiling / 2)));
+}
+
+/**
+ * The execution's retry budget, a token bucket as in the AWS SDKs: a retry costs 5 (a timeout 10),
+ * a success gives 1 back. A registry that fails most requests drains it, and then failures are final.
+ */
+export class RetryBudget {
+	private tokens: number;
+
+	constructor(private readonly capacity = 500) {
+		this.tokens = capacity;
+	}
+
+	/** Takes the cost of one retry; false when the budget cannot pay it. */
+	take(timeout: boolean): boolean {
+		const cost = timeout ? 10 : 5;
+		if (this.tokens < cost) return false;
+		this.tokens -= cost;
+		return true;
+	}
+
+	refill(): void {
+		this.tokens = Math.min(this.capacity, this.tokens + 1);
+	}
+}
+
+export type BreakerGate = { kind: 'closed' } | { kind: 'probe' } | { kind: 'tripped' };
+
+const WINDOW = 20;
+const MIN_SAMPLES = 10;
+const OPEN_SHARE = 0.8;
+const FIRST_COOL_DOWN_MS = 1_000;
+/** Failed probes after which the registry is taken for down for the rest of the execution. */
+const PROBES_BEFORE_TRIP = 2;
+
+/**
+ * Closed while the registry answers. Opens when most recent requests failed transiently: nobody sends
+ * for a cool-down, then one probe goes; a good answer closes it, a failed probe opens it again for
+ * twice as long, and after two failed probes it trips: the rest of the execution fails at once with
+ * one message instead of spending every row's retries on a registry that is down. A short burst of
+ * failures therefore costs a pause, not the sheet.
+ */
+export class CircuitBreaker {
+	private readonly recent: boolean[] = [];
+	private state: 'closed' | 'open' | 'probing' | 'tripped' = 'closed';
+	private openUntil = 0;
+	private coolDownMs = FIRST_COOL_DOWN_MS;
+	private failedProbes = 0;
+	private stopped = false;
+	private readonly waiting: Array<() => void> = [];
+	/** How many of the window's requests failed when it tripped, for the message. */
+	tripReport: { failed: number; of: number } | undefined;
+
+	constructor(private readonly now: () => number = Date.now) {}
+
+	get tripped(): boolean {
+		return this.state === 'tripped';
+	}
+
+	/**
+	 * Before a request: `closed` to go, `probe` to go as the one probe, `tripped` to give up. Waits while
+	 * the breaker is open or a probe is out; `sleep` resolves false once the execution stops.
+	 */
+	async gate(sleep: (ms: number) => Promise<boolean>): Promise<BreakerGate> {
+		for (;;) {
+			if (this.state === 'closed') return { kind: 'closed' };
+			if (this.state === 'tripped' || this.stopped) return { kind: 'tripped' };
+			if (this.state === 'open') {
+				const left = this.openUntil - this.now();
+				if (left <= 0) {
+					this.state = 'probing';
+					return { kind: 'probe' };
+				}
+				await sleep(left);
+				continue;
+			}
+			// A probe is out: wait for its verdict.
+			await new Promise<void>((resolve) => this.waiting.push(resolve));
+		}
+	}
+
+	/** The execution stops: nobody waits for a verdict any more. */
+	stop(): void {
+		this.stopped = true;
+		this.wakeWaiting();
+	}
+
+	/** Records one answer (true) or transient failure (false); `probe` when it was the probe. */
+	record(ok: boolean, probe: boolean): void {
+		if (this.state === 'tripped') return;
+		if (probe) {
+			if (ok) {
+				this.state = 'closed';
+				this.recent.length = 0;
+				this.coolDownMs = FIRST_COOL_DOWN_MS;
+				this.failedProbes = 0;
+			} else if (++this.failedProbes >= PROBES_BEFORE_TRIP) {
+				this.state = 'tripped';
+			} else {
+				this.open();
+			}
+			this.wakeWaiting();
+			return;
+		}
+		this.recent.push(ok);
+		if (this.recent.length > WINDOW) this.recent.shift();
+		const failed = this.recent.filter((answered) => !answered).length;
+		if (this.state === 'closed' && this.recent.length >= MIN_SAMPLES && failed >= OPEN_SHARE * this.recent.length) {
+			this.tripReport = { failed, of: this.recent.length };
+			this.open();
+		}
+	}
+
+	private open(): void {
+		this.state = 'open';
+		this.openUntil = this.now() + this.coolDownMs;
+		this.coolDownMs *= 2;
+	}
+
+	private wakeWaiting(): void {
+		for (const resolve of this.waiting.splice(0)) resolve();
+	}
+}

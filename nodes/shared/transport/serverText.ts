@@ -1,0 +1,56 @@
+/**
+ * Text that came from a server (error messages, echoed values, addresses) is shown to users only after
+ * it went through here: secrets removed, control characters made visible, length capped. A registry
+ * that echoes the Authorization header or the token request back must not put a token or the client
+ * secret into an error item, the run data or a log line.
+ */
+
+/** Longer server texts are cut: a 200 KB error page is no message. */
+export const MAX_SERVER_TEXT = 300;
+
+const REDACTED = '[redacted]';
+
+/** Anything shaped like a JWT (three base64url parts, the first a JSON header) is a token. */
+const JWT = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+/** A Bearer credential, whatever token it carries. */
+const BEARER = /\b(Bearer)\s+[^\s"',;]+/gi;
+/** `scheme://user:password@host`: the user information part. */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
+/** C0 and C1 controls and bidirectional formatting characters, which could forge or reorder lines. */
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** Removes every occurrence of the given secrets (and their URL-encoded form), tokens and userinfo. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+	let result = text;
+	for (const secret of secrets) {
+		// Very short values would redact ordinary words; a real secret or token is longer.
+		if (!secret || secret.length < 4) continue;
+		for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+			result = result.split(form).join(REDACTED);
+		}
+	}
+	return result.replace(JWT, REDACTED).replace(BEARER, `$1 ${REDACTED}`).replace(USERINFO, '$1');
+}
+
+/** Control characters as visible `\u{…}` escapes: a CR/LF or a bidi override cannot forge a line. */
+export function escapeControls(text: string): string {
+	return text.replace(CONTROL, (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
+
+/** Redacted first (so a cut cannot leave half a secret), then escaped, then capped. */
+export function serverText(text: string, secrets: ReadonlyArray<string | undefined>, max = MAX_SERVER_TEXT): string {
+	const safe = escapeControls(redact(text, secrets));
+	return safe.length > max ? `${safe.slice(0, max)}… (${safe.length - max} more characters)` : safe;
+}
+
+/** An address for a message: without user information, and only its origin and path. */
+export function displayUrl(url: string): string {
+	try {
+		const parsed = new URL(url);
+		parsed.username = '';
+		parsed.password = '';
+		return `${parsed.origin}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+	} catch {
+		return escapeControls(url.replace(USERINFO, '$1')).slice(0, MAX_SERVER_TEXT);
+	}
+}

@@ -1,0 +1,45 @@
+import { sleep } from 'n8n-workflow';
+
+/** Node's timers overflow past 2^31 - 1 ms and then fire at once, in a loop: never ask for more. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * n8n's sleep, clamped to what a timer can hold, ended early (without throwing) when `signal` aborts.
+ * Resolves true when the whole time passed.
+ */
+export async function wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+	if (signal?.aborted) return false;
+	const delay = Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : MAX_TIMER_MS));
+	try {
+		await sleep(delay, signal);
+		return !signal?.aborted;
+	} catch {
+		// sleep rejects with the abort reason: the wait simply ended.
+		return false;
+	}
+}
+
+/**
+ * Waits that all end when one signal aborts, with one listener on that signal however many wait at
+ * once (a listener per wait would pile up on a sheet's signal).
+ */
+export class Waits {
+	private readonly pending = new Set<AbortController>();
+
+	constructor(private readonly signal: AbortSignal) {
+		signal.addEventListener('abort', () => {
+			for (const controller of this.pending) controller.abort();
+		});
+	}
+
+	async wait(ms: number): Promise<boolean> {
+		if (this.signal.aborted) return false;
+		const controller = new AbortController();
+		this.pending.add(controller);
+		try {
+			return await wait(ms, controller.signal);
+		} finally {
+			this.pending.delete(controller);
+		}
+	}
+}

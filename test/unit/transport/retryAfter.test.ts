@@ -1,0 +1,36 @@
+import { parseRetryAfter } from '../../../nodes/shared/transport/retryAfter';
+import { rateLimitDelayMs } from '../../../nodes/shared/transport/retryPolicy';
+
+// RFC 9110 10.2.3: Retry-After is delay-seconds or an HTTP date. The public service notes: 429 carries it.
+describe('Retry-After', () => {
+	const now = Date.parse('2026-11-21T12:00:00Z');
+
+	it('reads delay-seconds and HTTP dates; a past date is 0', () => {
+		expect(parseRetryAfter('3', now)).toBe(3000);
+		expect(parseRetryAfter(' 0 ', now)).toBe(0);
+		expect(parseRetryAfter('3000000', now)).toBe(3_000_000_000);
+		expect(parseRetryAfter('Sat, 21 Nov 2026 12:00:07 GMT', now)).toBe(7000);
+		expect(parseRetryAfter('Sat, 21 Nov 2026 11:59:00 GMT', now)).toBe(0);
+	});
+
+	it.each([undefined, '', '-5', '1.5', 'soon', '+3'])('treats %p as unreadable, so the caller backs off', (value) => {
+		expect(parseRetryAfter(value, now)).toBeUndefined();
+	});
+});
+
+describe('delay after a 429', () => {
+	it('honours Retry-After above a floor that doubles from 100 ms to 1 s: "0" is never "at once"', () => {
+		expect(rateLimitDelayMs(0, 1)).toBe(100);
+		expect(rateLimitDelayMs(0, 2)).toBe(200);
+		expect(rateLimitDelayMs(0, 5)).toBe(1000);
+		expect(rateLimitDelayMs(0, 30)).toBe(1000);
+		expect(rateLimitDelayMs(3000, 1)).toBe(3000);
+	});
+
+	it('without a readable Retry-After, backs off exponentially with equal jitter, capped at 30 s', () => {
+		expect(rateLimitDelayMs(undefined, 1, () => 0)).toBe(500);
+		expect(rateLimitDelayMs(undefined, 1, () => 0.999999)).toBe(1000);
+		expect(rateLimitDelayMs(undefined, 4, () => 0)).toBe(4000);
+		expect(rateLimitDelayMs(undefined, 20, () => 0.999999)).toBe(30000);
+	});
+});
