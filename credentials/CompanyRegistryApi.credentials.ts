@@ -9,7 +9,9 @@ import type {
 } from 'n8n-workflow';
 import { z } from 'zod';
 
-/** Section 2.4: the token response. */
+import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
+
+/** Interface document, "Token response". */
 const tokenResponseSchema = z.object({
 	access_token: z.string().min(1),
 	token_type: z.string().optional(),
@@ -22,43 +24,51 @@ const oauthErrorSchema = z.object({ error: z.string(), error_description: z.stri
 
 const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
 
-/** `{Base URL}/v1/` with exactly one slash between the parts (section 2.3), unless the user set one. */
+/** `{Base URL}/v1/` with exactly one slash between the parts ("Token request"), unless the user set one. */
 export function audienceFor(credentials: ICredentialDataDecryptedObject): string {
 	const audience = String(credentials.audience ?? '').trim();
 	return audience !== '' ? audience : `${withoutTrailingSlashes(String(credentials.baseUrl))}/v1/`;
 }
 
 interface HttpFailure {
-	response?: { status?: number; data?: unknown; body?: unknown };
+	response?: { status?: number; data?: unknown; body?: unknown; headers?: Record<string, unknown> };
 }
 
 /**
  * A token request that failed, told in words a user can act on. Built from the status and the OAuth
- * error code only: the failed request (which holds the client secret) is never attached.
+ * error code; what the server wrote passes `serverText`, so a server that echoes the request body
+ * cannot put the client secret into the message. The failed request itself is never attached.
  */
-function tokenExchangeError(error: unknown, tokenUrl: string, audience: string): Error {
+function tokenExchangeError(error: unknown, tokenUrl: string, audience: string, secret: string): Error {
 	const failure = (error ?? {}) as HttpFailure;
 	const status = failure.response?.status;
+	const safe = (text: string) => serverText(text, [secret]);
+	const shownUrl = displayUrl(tokenUrl);
 	if (status === undefined) {
 		// No network error code in the text: n8n swaps messages containing one for a generic sentence.
 		return new Error(
-			`Could not reach the Auth URL ${tokenUrl} to get an access token. Check the credential's Auth URL and that n8n can reach that host.`,
+			`Could not reach the Auth URL ${shownUrl} to get an access token. Check the credential's Auth URL and that n8n can reach that host.`,
+		);
+	}
+	if (status >= 300 && status < 400) {
+		return new Error(
+			`The token endpoint ${shownUrl} answered with a redirect (HTTP ${status}), which is not followed: the client secret is only ever sent to the Auth URL. Set the Auth URL to the address that issues tokens.`,
 		);
 	}
 	const parsed = oauthErrorSchema.safeParse(failure.response?.data ?? failure.response?.body);
-	const code = parsed.success ? parsed.data.error : undefined;
+	const code = parsed.success ? safe(parsed.data.error) : undefined;
 	if (code === 'invalid_client' || code === 'unauthorized_client' || (status === 401 && code === undefined)) {
 		return new Error(
-			`The token endpoint ${tokenUrl} rejected the Client ID or Client Secret (HTTP ${status}${code ? ` ${code}` : ''}). Check both values, as issued by the registry operator.`,
+			`The token endpoint ${shownUrl} rejected the Client ID or Client Secret (HTTP ${status}${code ? ` ${code}` : ''}). Check both values, as issued by the registry operator.`,
 		);
 	}
 	if (code === 'access_denied' || code === 'invalid_target' || code === 'invalid_audience' || status === 403) {
 		return new Error(
-			`The token endpoint ${tokenUrl} refused the audience '${audience}' (HTTP ${status}${code ? ` ${code}` : ''}). The audience must be the API address with its version, e.g. https://api.verifiet.com/v1/; leave Audience empty to use {Base URL}/v1/.`,
+			`The token endpoint ${shownUrl} refused the audience '${safe(audience)}' (HTTP ${status}${code ? ` ${code}` : ''}). The audience must be the API address with its version, e.g. https://api.verifiet.com/v1/; leave Audience empty to use {Base URL}/v1/.`,
 		);
 	}
-	const detail = parsed.success && parsed.data.error_description ? `: ${parsed.data.error_description}` : '';
-	return new Error(`The token request to ${tokenUrl} failed with HTTP ${status}${code ? ` ${code}` : ''}${detail}`);
+	const detail = parsed.success && parsed.data.error_description ? `: ${safe(parsed.data.error_description)}` : '';
+	return new Error(`The token request to ${shownUrl} failed with HTTP ${status}${code ? ` ${code}` : ''}${detail}`);
 }
 
 export class CompanyRegistryApi implements ICredentialType {
@@ -125,7 +135,7 @@ export class CompanyRegistryApi implements ICredentialType {
 		},
 	];
 
-	/** Section 4.1: the client-credentials exchange. n8n calls it when the token is empty or was refused. */
+	/** "Obtain an access token": the client-credentials exchange. n8n calls it when the token is empty or was refused. */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		const tokenUrl = `${withoutTrailingSlashes(String(credentials.authUrl))}/oauth/token`;
 		const audience = audienceFor(credentials);
@@ -142,13 +152,15 @@ export class CompanyRegistryApi implements ICredentialType {
 					grant_type: 'client_credentials',
 				},
 				json: true,
+				// The body holds the client secret: it goes to the Auth URL and nowhere else.
+				disableFollowRedirect: true,
 			});
 		} catch (error) {
-			throw tokenExchangeError(error, tokenUrl, audience);
+			throw tokenExchangeError(error, tokenUrl, audience, String(credentials.clientSecret ?? ''));
 		}
 		const token = tokenResponseSchema.safeParse(response);
 		if (!token.success) {
-			throw new Error(`The token endpoint ${tokenUrl} answered without an access_token (section 2.4)`);
+			throw new Error(`The token endpoint ${displayUrl(tokenUrl)} answered without an access_token`);
 		}
 		return { accessToken: token.data.access_token };
 	}

@@ -43,7 +43,7 @@ function numberOption(name: string, value: unknown, fallback: number, min: numbe
 	if (value === undefined || value === null || value === '') return fallback;
 	const number = typeof value === 'string' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isFinite(number)) {
-		throw new Error(`The option ${name} must be a number from ${min} to ${max === Infinity ? 'up' : max}, not ${JSON.stringify(value) ?? String(value)}`);
+		throw new Error(`The option ${name} must be a number from ${min} to ${max === Infinity ? 'up' : max}, not ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))}`);
 	}
 	return Math.min(max, Math.max(min, number));
 }

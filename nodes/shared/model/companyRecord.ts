@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The literal that stands in for every field of an unregistered company (section 2.1, rule). */
+/** The literal that stands in for every field of an unregistered company (section 2.1 "Company record", rule). */
 export const NOT_AVAILABLE = 'N/A';
 
 const calendarDate = z
@@ -12,7 +12,7 @@ const calendarDate = z
 		return Number.isNaN(time) || new Date(time).toISOString().startsWith(value);
 	}, 'not a calendar date');
 
-/** Section 2.1 and 4.2 rule 1: a registered company. Fields the API may add later pass through. */
+/** Sections 2.1 "Company record" and 4.2 "Look up a company", rule 1: a registered company. Fields the API may add later pass through. */
 export const registeredCompanySchema = z
 	.object({
 		isRegistered: z.literal(true),
@@ -27,7 +27,7 @@ export const registeredCompanySchema = z
 	.passthrough();
 
 /**
- * Section 2.1 rule and 4.2 rule 2: an unknown company carries `N/A` in the four other fields.
+ * Section 2.1 "Company record", rule, and 4.2 "Look up a company", rule 2: an unknown company carries `N/A` in the four other fields.
  * registeredAddress may also be absent, as it is "only sometimes available".
  */
 export const unregisteredCompanySchema = z
@@ -50,7 +50,7 @@ export type RegisteredCompany = z.infer<typeof registeredCompanySchema>;
 
 export type RecordCheck = { valid: true; record: CompanyRecord } | { valid: false; problem: string };
 
-/** Checks a lookup response against section 2.1 and says which field broke the contract, and how. */
+/** Checks a lookup response against section 2.1 "Company record" and says which field broke the contract, and how. */
 export function checkCompanyRecord(body: unknown): RecordCheck {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
 		const shown = typeof body === 'string' ? truncate(body) : JSON.stringify(body);

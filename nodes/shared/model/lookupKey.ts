@@ -2,7 +2,7 @@ import { COUNTRIES, US_STATES } from './countries.generated';
 
 /** What one input row asks the registry, normalised: the request is built from this alone. */
 export interface LookupKey {
-	/** ISO 3166-1 alpha-2, lowercase (section 2.2). */
+	/** ISO 3166-1 alpha-2, lowercase (section 2.2, "Lookup input parameters"). */
 	countryCode: string;
 	/** Trimmed; sent as one percent-encoded path segment. */
 	companyId: string;

@@ -130,7 +130,8 @@ class LookupSession {
 			const gate = await this.breaker.gate(async (ms) => await this.wait(ms));
 			if (gate.kind === 'tripped') return this.signal.aborted ? { kind: 'cancelled' } : failed(this.registryDown());
 			await this.renewal.ready();
-			const budgetEnds = (rateLimitedSince ?? Date.now()) + this.settings.maxRateLimitWaitMs;
+			// Only a lookup that met 429 itself spends its wait budget; the others sit out a (short) pause.
+			const budgetEnds = rateLimitedSince === undefined ? Number.POSITIVE_INFINITY : rateLimitedSince + this.settings.maxRateLimitWaitMs;
 			const permit = await this.tenant.acquire(budgetEnds);
 			if (permit.kind === 'cancelled') {
 				if (gate.kind === 'probe') this.breaker.record(false, true);
