@@ -164,7 +164,9 @@ class LookupSession {
 			}
 			if (answer.kind === 'response' && answer.status !== 401) this.renewal.accept(generation);
 			const transient = isTransient(answer);
-			this.breaker.record(!transient, gate.kind === 'probe');
+			// Only a lookup's first try tells whether the registry is down: at the end of a sheet the
+			// requests left are mostly retries of the few rows that keep failing.
+			if (!transient || attempt === 1 || gate.kind === 'probe') this.breaker.record(!transient, gate.kind === 'probe');
 			if (!transient && answer.kind === 'response' && answer.status !== 429) this.budget.refill();
 
 			switch (answer.kind) {
