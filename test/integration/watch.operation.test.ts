@@ -170,6 +170,39 @@ describe('Company Registry › Watch for Changes', () => {
 		expect((await watch(engine, LIST, {}, { mode: 'manual' })).changes).toEqual([]);
 	});
 
+	describe('old or corrupt saved state (issue "Hostile world")', () => {
+		const saved = (companies: unknown) => engine.setStaticData({ 'node:Company Registry': { companies } }, 'watch-workflow');
+		const companiesNow = () => (engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: IDataObject }).companies;
+
+		it.each([
+			['a snapshot without a date', { s: 'A', n: 'Harrowgate Tinware Limited' }],
+			['a date that is not a number', { s: 'A', n: 'Harrowgate Tinware Limited', d: 'yesterday' }],
+			['an unknown status', { s: 'X', n: 'Harrowgate Tinware Limited', d: 20_000 }],
+		])('%s: the entry starts a new baseline, the run neither crashes nor reports a false change', async (_label, snapshot) => {
+			saved({ 'gb/04417982': snapshot });
+			const { changes, errors } = await watch(engine, LIST, {}, { onError: 'continueRegularOutput' });
+			expect(errors).toEqual([]);
+			expect(changes).toEqual([]);
+			expect(companiesNow()['gb/04417982']).toMatchObject({ s: 'A', d: expect.any(Number) });
+			expect(engine.logs.filter((line) => line.includes('watch state had entries')).length).toBe(1);
+			// The next change is reported once, as usual.
+			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+			expect((await watch(engine)).changes.map((item) => item.json.event)).toEqual(['turnedInactive']);
+			expect((await watch(engine)).changes).toEqual([]);
+		});
+
+		it.each([
+			['a string', 'corrupt'],
+			['a number', 42],
+			['a list', [{ s: 'A', d: 1 }]],
+		])('companies saved as %s: replaced by a fresh baseline that is saved', async (_label, companies) => {
+			saved(companies);
+			const { changes } = await watch(engine, LIST, {}, { onError: 'continueRegularOutput' });
+			expect(changes).toEqual([]);
+			expect(Object.keys(companiesNow()).sort()).toEqual(['de/HRB12345', 'gb/04417982', 'nl/68750123']);
+		});
+	});
+
 	it('keeps the state of a 50,000-company list small (the cost the README gives)', async () => {
 		const { snapshotOf, watchKey } = await import('../../nodes/shared/model/watchState');
 		const companies: Record<string, unknown> = {};
