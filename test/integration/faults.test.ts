@@ -38,7 +38,7 @@ describe('transient faults', () => {
 			expectEachRowOnce(branches, ROWS);
 			expect(branches.errors).toHaveLength(0);
 			expect(branches.notRegistered).toHaveLength(ROWS);
-			const met = counted.reduce((sum, status) => sum + (sandbox.counters.lookupsByStatus[status] ?? 0), 0);
+			const met = counted.reduce<number>((sum, status) => sum + (sandbox.counters.lookupsByStatus[status] ?? 0), 0);
 			if (counted.length > 0) expect(met).toBeGreaterThan(5);
 			// Each faulted row costs one more request, no more.
 			expect(sandbox.counters.lookups).toBeLessThanOrEqual(ROWS + 50);

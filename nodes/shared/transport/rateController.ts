@@ -62,7 +62,7 @@ export class Tenant {
 	readonly queue: Waiter[] = [];
 	inFlight = 0;
 	nextStartAt = 0;
-	answered = false;
+	readonly joinedAt = Date.now();
 
 	constructor(
 		private readonly controller: RateController,
@@ -134,6 +134,8 @@ export class RateController {
 	private readonly tenants = new Set<Tenant>();
 	private turn = 0;
 	private idleSince = Date.now();
+	/** When any request last got an answer: from then on, a token is stored in the credential. */
+	private lastAnswerAt = 0;
 	private inFlight = 0;
 	private pausedUntil = 0;
 	private stormLevel = 0;
@@ -190,8 +192,8 @@ export class RateController {
 	release(tenant: Tenant, report: RequestReport): void {
 		const now = Date.now();
 		tenant.inFlight -= 1;
-		tenant.answered = true;
 		this.inFlight -= 1;
+		if (report.status !== undefined) this.lastAnswerAt = Date.now();
 		if (report.status === 429) this.onRateLimited(now, report);
 		else if (report.status !== undefined) this.onAnswered(now, report);
 		this.pump();
@@ -221,10 +223,14 @@ export class RateController {
 	/** The next execution, in turn, that has a request waiting and room under its concurrency. */
 	private nextTenant(now: number): Tenant | undefined {
 		const tenants = [...this.tenants];
+		// Executions that began without a token wait for one answer, whoever sends the request: several
+		// sheets started together fetch one token, not one each.
+		const tokenPending = (tenant: Tenant) => tenant.settings.firstRequestAlone === true && this.lastAnswerAt < tenant.joinedAt;
+		const aloneInFlight = tenants.some((tenant) => tokenPending(tenant) && tenant.inFlight > 0);
 		for (let offset = 0; offset < tenants.length; offset++) {
 			const tenant = tenants[(this.turn + offset) % tenants.length];
-			const limit = tenant.settings.firstRequestAlone && !tenant.answered ? 1 : tenant.settings.maxConcurrency;
-			if (tenant.queue.length === 0 || tenant.inFlight >= limit) continue;
+			if (tenant.queue.length === 0 || tenant.inFlight >= tenant.settings.maxConcurrency) continue;
+			if (tokenPending(tenant) && aloneInFlight) continue;
 			if (tenant.nextStartAt > now) {
 				this.wakeAt(tenant.nextStartAt);
 				continue;
@@ -323,7 +329,7 @@ export class RateController {
 
 	private onRateLimited(now: number, report: RequestReport): void {
 		// A request sent before the last event met the same congestion: one wave, one decrease.
-		if (this.lastEventAt !== undefined && report.sentAt < this.lastEventAt) return;
+		if (this.lastEventAt !== undefined && report.sentAt <= this.lastEventAt) return;
 		this.stats.events += 1;
 		const since = this.lastEventAt ?? this.firstSentAt ?? now;
 		const answered = this.answeredSinceEvent;

@@ -1,0 +1,103 @@
+import { RateController, type Tenant } from '../../../nodes/shared/transport/rateController';
+
+const tick = async (ms = 20) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts `count` acquisitions on a tenant and counts how many got a `go` within `ms`. */
+async function startedWithin(tenant: Tenant, count: number, ms: number): Promise<number> {
+	let started = 0;
+	for (let index = 0; index < count; index++) void tenant.acquire().then((acquired) => acquired.kind === 'go' && started++);
+	await tick(ms);
+	return started;
+}
+
+describe('rate controller', () => {
+	beforeEach(() => RateController.forgetAll());
+
+	it('is one per registry and client in a process, shared by its executions', () => {
+		expect(RateController.for('https://a client')).toBe(RateController.for('https://a client'));
+		expect(RateController.for('https://a client')).not.toBe(RateController.for('https://b client'));
+	});
+
+	it('sends the first request alone while the credential has no token, then up to the concurrency', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 3, firstRequestAlone: true });
+		expect(await startedWithin(tenant, 5, 30)).toBe(1);
+		tenant.release({ sentAt: Date.now(), status: 200 });
+		await tick(30);
+		expect(controller.stats.requests).toBe(4);
+	});
+
+	it('takes executions in turn, so a single lookup is not queued behind a whole sheet', async () => {
+		const controller = new RateController();
+		const sheet = controller.join({ maxConcurrency: 1 });
+		const form = controller.join({ maxConcurrency: 1 });
+		const order: string[] = [];
+		const take = async (tenant: Tenant, name: string) => {
+			const acquired = await tenant.acquire();
+			if (acquired.kind === 'go') {
+				order.push(name);
+				await tick(5);
+				tenant.release({ sentAt: acquired.sentAt, status: 200 });
+			}
+		};
+		const work = [take(sheet, 'sheet'), take(sheet, 'sheet'), take(sheet, 'sheet'), take(form, 'form')];
+		await Promise.all(work);
+		expect(order.indexOf('form')).toBeLessThanOrEqual(1);
+	});
+
+	it('learns a pace from the first 429 and the successes before it, and pauses briefly', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 50 });
+		const started = Date.now();
+		const permits = await Promise.all(Array.from({ length: 30 }, async () => await tenant.acquire()));
+		for (const permit of permits.slice(0, 29)) tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 200 });
+		tenant.release({ sentAt: started, status: 429, retryAfterMs: 200 });
+		expect(controller.pace).toBeGreaterThan(0);
+		expect(controller.stats.pauses).toBe(1);
+		// Nobody starts during the pause.
+		expect(await startedWithin(tenant, 1, 100)).toBe(0);
+	});
+
+	it('tells a request at once when a pause outlasts its wait budget', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 5 });
+		const first = await tenant.acquire();
+		tenant.release({ sentAt: first.kind === 'go' ? first.sentAt : 0, status: 429, retryAfterMs: 1000 });
+		const acquired = await tenant.acquire(Date.now() + 100);
+		expect(acquired.kind).toBe('paused');
+	});
+
+	it('counts 429s from requests sent before a congestion event as that event', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 20 });
+		const permits = await Promise.all(Array.from({ length: 20 }, async () => await tenant.acquire()));
+		for (const permit of permits.slice(0, 10)) tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 200 });
+		for (const permit of permits.slice(10)) tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 429 });
+		expect(controller.stats.events).toBe(1);
+	});
+
+	it('honours a tenant\'s Max Requests per Second', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 10, maxRequestsPerSecond: 20 });
+		let started = 0;
+		const started_ = Date.now();
+		await Promise.all(
+			Array.from({ length: 5 }, async () => {
+				const acquired = await tenant.acquire();
+				started++;
+				if (acquired.kind === 'go') tenant.release({ sentAt: acquired.sentAt, status: 200 });
+			}),
+		);
+		expect(started).toBe(5);
+		expect(Date.now() - started_).toBeGreaterThanOrEqual(190);
+	});
+
+	it('gives a leaving execution\'s waiters a cancellation, not a hang', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 1, firstRequestAlone: true });
+		await tenant.acquire();
+		const waiting = tenant.acquire();
+		tenant.leave();
+		expect(await waiting).toEqual({ kind: 'cancelled' });
+	});
+});

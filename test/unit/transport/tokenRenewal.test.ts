@@ -1,0 +1,41 @@
+import { TokenRenewal } from '../../../nodes/shared/transport/tokenRenewal';
+
+describe('token renewal', () => {
+	it('renews a stored token once; requests that met the same 401 send again after it', async () => {
+		const renewal = new TokenRenewal(true);
+		expect(renewal.on401(0)).toBe('renew');
+		expect(renewal.on401(0)).toBe('resend');
+		let ready = false;
+		const waiting = renewal.ready().then(() => (ready = true));
+		await Promise.resolve();
+		expect(ready).toBe(false);
+		renewal.finish(false);
+		await waiting;
+		expect(renewal.current).toBe(1);
+		// A request sent with the old token meets 401 late: it sends again, no second renewal.
+		expect(renewal.on401(0)).toBe('resend');
+	});
+
+	it('refuses for good when a token fetched in this run was refused before it was ever accepted', () => {
+		const renewal = new TokenRenewal(false);
+		expect(renewal.on401(0)).toBe('refused');
+		expect(renewal.refused).toBe(true);
+		expect(renewal.on401(0)).toBe('refused');
+	});
+
+	it('renews a token fetched in this run that worked and was then revoked', () => {
+		const renewal = new TokenRenewal(false);
+		renewal.accept(0);
+		expect(renewal.on401(0)).toBe('renew');
+		renewal.finish(false);
+		// The renewed token worked (the renewing request was answered): a later revocation renews again.
+		expect(renewal.on401(1)).toBe('renew');
+	});
+
+	it('refuses for good when the renewed token is refused too', () => {
+		const renewal = new TokenRenewal(true);
+		expect(renewal.on401(0)).toBe('renew');
+		renewal.finish(true);
+		expect(renewal.on401(0)).toBe('refused');
+	});
+});
