@@ -9,7 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../shared/descriptions';
-import { inputErrorOf, lookUpKeys, type RequestOptionValues } from '../shared/lookupPipeline';
+import { inputErrorOf, lookUpRows, type RequestOptionValues } from '../shared/lookupPipeline';
 import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
 import { changeItemJson, detectChanges, keepOnly, loadWatchState } from '../shared/model/watchState';
 
@@ -87,7 +87,8 @@ export class CompanyRegistryTrigger implements INodeType {
 
 		const manual = this.getMode() === 'manual';
 		// A test event needs only the first company.
-		const rows = await lookUpKeys(this, manual ? keys.slice(0, 1) : keys, options, { stopAtFirstFailure: false });
+		const watched = manual ? keys.slice(0, 1) : keys;
+		const rows = await lookUpRows(this, { count: watched.length, keyAt: (index) => watched[index] }, options, { stopAtFirstFailure: false });
 		const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
 		const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
 		// A failed lookup is never a change: the company keeps its last known state.

@@ -9,7 +9,7 @@ import {
 
 import { DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, MAX_ATTEMPTS, MAX_CONCURRENCY } from './descriptions';
 import type { CompanyRecord } from './model/companyRecord';
-import { LookupInputError, toLookupKey, type LookupFields, type LookupKey } from './model/lookupKey';
+import { LookupInputError, normalizeCountry, toLookupKey, type LookupKey } from './model/lookupKey';
 import { runBatch, type BatchSettings } from './transport/batchRunner';
 import { registryError } from './transport/registryError';
 import { CREDENTIAL_TYPE, registryRequest, type RequestSettings } from './transport/registryRequest';
@@ -64,24 +64,46 @@ export function lookupSettings(credentials: ICredentialDataDecryptedObject, opti
 }
 
 /**
- * The fields of each input item as a lookup key, or the error that makes the row fail. Under Stop
- * (`continueOnFail` false) the first bad row throws, with its item index.
+ * How an operation names its rows: how many there are, and the lookup key of each (throwing
+ * LookupInputError, or whatever an expression throws, for a row that cannot be looked up).
  */
-export function readKeys(
-	this: IExecuteFunctions,
-	fields: (itemIndex: number) => LookupFields,
-	continueOnFail: boolean,
-): Array<LookupKey | NodeOperationError> {
-	return this.getInputData().map((_, itemIndex) => {
-		try {
-			return toLookupKey(fields(itemIndex));
-		} catch (error) {
-			// Bad input, or an expression that failed on this row: the row fails, not the sheet.
-			const inputError = inputErrorOf(this, error, itemIndex);
-			if (!continueOnFail) throw inputError;
-			return inputError;
-		}
-	});
+export interface RowSource {
+	count: number;
+	keyAt: (itemIndex: number) => LookupKey;
+	/** Prefix for input errors, e.g. "Company 3 of the list: ". */
+	label?: (itemIndex: number) => string;
+}
+
+/**
+ * The input items' Country, Company ID and State parameters and the Language option, as lookup keys.
+ * State is read only for United States rows and Language once unless it is an expression: in a real
+ * n8n every expression costs an evaluation in its sandbox, on every row.
+ */
+export function inputRows(context: IExecuteFunctions): RowSource {
+	const languageRaw = (context.getNode().parameters.options as { language?: unknown } | undefined)?.language;
+	const languagePerItem = typeof languageRaw === 'string' && languageRaw.startsWith('=');
+	const language = languagePerItem ? undefined : context.getNodeParameter('options.language', 0, '');
+	return {
+		count: context.getInputData().length,
+		keyAt: (itemIndex) => {
+			const country = context.getNodeParameter('country', itemIndex);
+			return toLookupKey({
+				country,
+				companyId: context.getNodeParameter('companyId', itemIndex, ''),
+				state: isUnitedStates(country) ? context.getNodeParameter('state', itemIndex, '') : undefined,
+				language: languagePerItem ? context.getNodeParameter('options.language', itemIndex, '') : language,
+			});
+		},
+	};
+}
+
+function isUnitedStates(country: unknown): boolean {
+	try {
+		return normalizeCountry(country) === 'us';
+	} catch {
+		// toLookupKey says what is wrong with the country.
+		return false;
+	}
 }
 
 export function inputErrorOf(context: Context, error: unknown, itemIndex: number, prefix = ''): NodeOperationError {
@@ -93,28 +115,34 @@ export function inputErrorOf(context: Context, error: unknown, itemIndex: number
 	return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
 }
 
-/** The row's Country, Company ID and State parameters, and the Language option. */
-export function itemFields(context: IExecuteFunctions, itemIndex: number): LookupFields {
-	return {
-		country: context.getNodeParameter('country', itemIndex),
-		companyId: context.getNodeParameter('companyId', itemIndex, ''),
-		state: context.getNodeParameter('state', itemIndex, ''),
-		language: context.getNodeParameter('options.language', itemIndex, ''),
-	};
-}
-
 /**
- * Looks every key up (entries that are errors already stay so), one result per entry, in order.
- * Identical keys share one lookup. Under Stop (`stopAtFirstFailure`) the first failure cancels the
- * lookups not yet sent, and the first failed row, in input order, is thrown.
+ * Looks every row up, one result per row, in order. A row that cannot be looked up fails with its own
+ * error. Identical keys share one lookup. Under Stop (`stopAtFirstFailure`) every key is read before
+ * any request (the first bad row throws, with its item index), the first failure cancels the lookups
+ * not yet sent, and the first failed row, in input order, is thrown.
  */
-export async function lookUpKeys(
+export async function lookUpRows(
 	context: Context,
-	entries: ReadonlyArray<LookupKey | NodeOperationError>,
+	rows: RowSource,
 	options: RequestOptionValues,
 	{ stopAtFirstFailure }: { stopAtFirstFailure: boolean },
 ): Promise<CompanyRow[]> {
 	const node = context.getNode();
+	const inputErrors = new Map<number, NodeOperationError>();
+	const keys = new Array<LookupKey | undefined>(rows.count);
+	const keyAt = (itemIndex: number): LookupKey | undefined => {
+		try {
+			return (keys[itemIndex] = rows.keyAt(itemIndex));
+		} catch (error) {
+			// Bad input, or an expression that failed on this row: the row fails, not the sheet.
+			const inputError = inputErrorOf(context, error, itemIndex, rows.label?.(itemIndex));
+			if (stopAtFirstFailure) throw inputError;
+			inputErrors.set(itemIndex, inputError);
+			return undefined;
+		}
+	};
+	if (stopAtFirstFailure) for (let index = 0; index < rows.count; index++) keyAt(index);
+
 	let credentials: ICredentialDataDecryptedObject;
 	let settings: LookupSettings;
 	try {
@@ -126,63 +154,60 @@ export async function lookUpKeys(
 		// for a registered company.
 		const message = error instanceof Error ? error.message : String(error);
 		if (stopAtFirstFailure) throw new NodeOperationError(node, message, { itemIndex: 0 });
-		return entries.map((_, itemIndex) => ({ kind: 'failed', itemIndex, error: new NodeOperationError(node, message, { itemIndex }) }));
+		return Array.from({ length: rows.count }, (_, itemIndex) => ({ kind: 'failed', itemIndex, error: new NodeOperationError(node, message, { itemIndex }) }));
 	}
 
-	const keys = entries.filter((entry): entry is LookupKey => !(entry instanceof NodeOperationError));
+	const tokenWasStored = String(credentials.accessToken ?? '') !== '';
+	const secretsAtStart = secretsIn(credentials);
+	const { id = '', name = '' } = node.credentials?.[CREDENTIAL_TYPE] ?? {};
+	const credential = { id: id ?? '', name, type: CREDENTIAL_TYPE, data: credentials };
 	const outcomes = await runBatch(
-		keys,
+		rows.count,
+		stopAtFirstFailure ? (itemIndex) => keys[itemIndex] : keyAt,
 		settings,
 		{
-			request: registryRequest(context, settings),
-			tokenWasStored: String(credentials.accessToken ?? '') !== '',
+			request: registryRequest(context, settings, credential),
+			tokenWasStored,
 			cancelSignal: 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined,
-			grantedScopes: async () => await grantedScopes(context),
+			grantedScopes: async () => scopesOf(credentials.accessToken),
 		},
 		{ stopAtFirstFailure },
 	);
 
-	// The token may have been renewed meanwhile: errors must not carry the new one either.
-	const secrets = outcomes.some((outcome) => outcome.kind !== 'record') ? await secretsOf(context, credentials) : [];
-	let next = 0;
-	const rows = entries.map((entry, itemIndex): CompanyRow => {
-		if (entry instanceof NodeOperationError) return { kind: 'failed', itemIndex, error: entry };
-		const outcome = outcomes[next++];
-		if (outcome.kind === 'record') return { kind: 'record', itemIndex, key: entry, record: outcome.record };
+	// n8n wrote any renewed token into the credential: errors must carry neither the old nor the new one.
+	const secrets = [...secretsAtStart, ...secretsIn(credentials)];
+	const results = Array.from({ length: rows.count }, (_, itemIndex): CompanyRow => {
+		const outcome = outcomes[itemIndex];
+		const key = keys[itemIndex];
+		const inputError = inputErrors.get(itemIndex);
+		if (inputError || !key) return { kind: 'failed', itemIndex, error: inputError ?? cancelled(context, itemIndex) };
+		if (outcome?.kind === 'record') return { kind: 'record', itemIndex, key, record: outcome.record };
 		const error =
-			outcome.kind === 'failed'
-				? registryError(outcome.failure, { node, itemIndex, key: entry, secrets, ...settings })
-				: new NodeOperationError(node, 'The lookup was cancelled: the run stopped at an earlier failure', { itemIndex });
-		return { kind: 'failed', itemIndex, key: entry, error };
+			outcome?.kind === 'failed' ? registryError(outcome.failure, { node, itemIndex, key, secrets, ...settings }) : cancelled(context, itemIndex);
+		return { kind: 'failed', itemIndex, key, error };
 	});
 	if (stopAtFirstFailure) {
 		// Cancelled rows only follow a real failure: throw the first real one.
-		const failure = rows.find((row) => row.kind === 'failed' && !isCancelled(row.error)) ?? rows.find((row) => row.kind === 'failed');
+		const failure = results.find((row) => row.kind === 'failed' && !isCancelled(row.error)) ?? results.find((row) => row.kind === 'failed');
 		if (failure?.kind === 'failed') throw failure.error;
 	}
-	return rows;
+	return results;
 }
+
+const cancelled = (context: Context, itemIndex: number) =>
+	new NodeOperationError(context.getNode(), 'The lookup was cancelled: the run stopped at an earlier failure', { itemIndex });
 
 const isCancelled = (error: Error) => error.message.startsWith('The lookup was cancelled');
 
-/** The client secret and the token as stored now: what server text must never show. */
-async function secretsOf(context: Context, before: ICredentialDataDecryptedObject): Promise<string[]> {
-	let now: ICredentialDataDecryptedObject = {};
-	try {
-		now = await context.getCredentials(CREDENTIAL_TYPE);
-	} catch {
-		// The credential read before the run still names the secrets that matter.
-	}
-	return [before.clientSecret, before.accessToken, now.clientSecret, now.accessToken].filter(
-		(value): value is string => typeof value === 'string' && value !== '',
-	);
+/** The values server text must never show: the client secret and the access token. */
+function secretsIn(credentials: ICredentialDataDecryptedObject): string[] {
+	return [credentials.clientSecret, credentials.accessToken].filter((value): value is string => typeof value === 'string' && value !== '');
 }
 
-/** The scopes in the current token's payload, for the 403 message. Read only, never verified. */
-async function grantedScopes(context: Context): Promise<string | undefined> {
+/** The scopes in a token's payload, for the 403 message. Read only, never verified. */
+function scopesOf(token: unknown): string | undefined {
 	try {
-		const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-		const payload = String(credentials.accessToken ?? '').split('.')[1] ?? '';
+		const payload = String(token ?? '').split('.')[1] ?? '';
 		const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { scope?: unknown };
 		return typeof claims.scope === 'string' ? claims.scope : undefined;
 	} catch {

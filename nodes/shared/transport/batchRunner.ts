@@ -38,25 +38,25 @@ export interface BatchContext {
 const IN_HAND_PER_SLOT = 2;
 
 /**
- * Looks up a batch of keys for one execution: identical keys share one lookup; a pool of workers (twice
- * the concurrency) takes the next key as one finishes, so a 20,000-row sheet holds a few dozen lookups
- * in hand, not 20,000; with `stopAtFirstFailure`, the first failure cancels everything not yet sent.
- * Each lookup passes the circuit breaker and the rate controller, then is tried until it has an answer
- * or the retry policy gives up. Never throws.
+ * Looks up the keys of rows 0 … count - 1 for one execution, one outcome per row (undefined for a row
+ * with no key). `keyAt` is called lazily, as workers take rows, so reading a big sheet's fields (n8n
+ * evaluates each expression) overlaps with the lookups instead of delaying the first one. Identical
+ * keys share one lookup; a pool of workers (twice the concurrency) takes the next row as one
+ * finishes, so a 20,000-row sheet holds a few dozen lookups in hand, not 20,000; with
+ * `stopAtFirstFailure`, the first failure cancels everything not yet sent. Each lookup passes the
+ * circuit breaker and the rate controller, then is tried until it has an answer or the retry policy
+ * gives up. Never throws.
  */
 export async function runBatch(
-	keys: ReadonlyArray<LookupKey>,
+	count: number,
+	keyAt: (index: number) => LookupKey | undefined,
 	settings: BatchSettings,
 	context: BatchContext,
 	{ stopAtFirstFailure }: { stopAtFirstFailure: boolean },
-): Promise<LookupOutcome[]> {
-	const unique = new Map<string, { key: LookupKey; outcome?: LookupOutcome }>();
-	const ids = keys.map((key) => {
-		const id = lookupKeyId(key);
-		if (!unique.has(id)) unique.set(id, { key });
-		return id;
-	});
-	const work = [...unique.values()];
+): Promise<Array<LookupOutcome | undefined>> {
+	const outcomes = new Array<LookupOutcome | undefined>(count);
+	const shared = new Map<string, Promise<LookupOutcome>>();
+	const duplicates: Array<Promise<void>> = [];
 	const stop = new AbortController();
 	const onCancel = () => stop.abort();
 	context.cancelSignal?.addEventListener('abort', onCancel, { once: true });
@@ -65,19 +65,30 @@ export async function runBatch(
 	try {
 		let next = 0;
 		const worker = async () => {
-			while (next < work.length) {
-				const entry = work[next++];
-				entry.outcome = await session.lookUp(entry.key);
-				if (entry.outcome.kind === 'failed' && stopAtFirstFailure) stop.abort();
+			while (next < count) {
+				const index = next++;
+				const key = keyAt(index);
+				if (!key) continue;
+				const id = lookupKeyId(key);
+				const pending = shared.get(id);
+				if (pending) {
+					duplicates.push(pending.then((outcome) => void (outcomes[index] = outcome)));
+					continue;
+				}
+				const lookup = session.lookUp(key);
+				shared.set(id, lookup);
+				const outcome = await lookup;
+				outcomes[index] = outcome;
+				if (outcome.kind === 'failed' && stopAtFirstFailure) stop.abort();
 			}
 		};
-		const workers = Math.min(work.length, IN_HAND_PER_SLOT * settings.maxConcurrency);
-		await Promise.all(Array.from({ length: workers }, worker));
+		await Promise.all(Array.from({ length: Math.min(count, IN_HAND_PER_SLOT * settings.maxConcurrency) }, worker));
+		await Promise.all(duplicates);
 	} finally {
 		session.close();
 		context.cancelSignal?.removeEventListener('abort', onCancel);
 	}
-	return ids.map((id) => unique.get(id)!.outcome!);
+	return outcomes;
 }
 
 /** What one execution's lookups share: its place at the rate controller, the token, the limits. */

@@ -100,6 +100,8 @@ const STORM_WINDOW_MS = 2_000;
 const STORM_EVENTS = 3;
 /** Growth per second of the pace: towards the last event's rate, and beyond it. */
 const RECOVERY_PER_ANSWER = 0.05;
+/** Before any congestion event while paced the first estimate may be low: find the limit quickly. */
+const SEARCH_GROWTH_PER_SECOND = 0.1;
 const PROBE_GROWTH_PER_SECOND = 0.02;
 /** The window over which the registry's refill rate is estimated from X-RateLimit-Remaining. */
 const REFILL_WINDOW_MS = 1_000;
@@ -323,7 +325,8 @@ export class RateController {
 			this.rate += (this.ceiling - this.rate) * RECOVERY_PER_ANSWER;
 		} else {
 			// Beyond the last event's rate, probe slowly: a limit that rose is found again.
-			this.rate *= Math.pow(1 + PROBE_GROWTH_PER_SECOND, 1 / this.rate);
+			const growth = this.ceiling === undefined ? SEARCH_GROWTH_PER_SECOND : PROBE_GROWTH_PER_SECOND;
+			this.rate *= Math.pow(1 + growth, 1 / this.rate);
 		}
 	}
 

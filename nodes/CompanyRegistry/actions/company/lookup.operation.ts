@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { companyFields, requestOptions, sortedOptions } from '../../../shared/descriptions';
-import { errorItem, itemFields, lookUpKeys, readKeys, type RequestOptionValues } from '../../../shared/lookupPipeline';
+import { errorItem, inputRows, lookUpRows, type RequestOptionValues } from '../../../shared/lookupPipeline';
 
 export const description: INodeProperties[] = [
 	...companyFields('lookUp'),
@@ -20,8 +20,7 @@ export const description: INodeProperties[] = [
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const continueOnFail = this.continueOnFail();
 	const options = this.getNodeParameter('options', 0, {}) as RequestOptionValues;
-	const keys = readKeys.call(this, (itemIndex) => itemFields(this, itemIndex), continueOnFail);
-	const rows = await lookUpKeys(this, keys, options, { stopAtFirstFailure: !continueOnFail });
+	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: !continueOnFail });
 
 	const registered: INodeExecutionData[] = [];
 	const notRegistered: INodeExecutionData[] = [];

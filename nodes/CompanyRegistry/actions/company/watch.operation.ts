@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../../../shared/descriptions';
-import { errorItem, itemFields, lookUpKeys, readKeys, type RequestOptionValues } from '../../../shared/lookupPipeline';
+import { errorItem, inputRows, lookUpRows, type RequestOptionValues } from '../../../shared/lookupPipeline';
 import { changeItemJson, dayNumber, detectChanges, forgetUnseen, loadWatchState } from '../../../shared/model/watchState';
 
 const show = { resource: ['company'], operation: ['watch'] };
@@ -51,8 +51,7 @@ interface WatchOptions extends RequestOptionValues {
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const continueOnFail = this.continueOnFail();
 	const options = this.getNodeParameter('options', 0, {}) as WatchOptions;
-	const keys = readKeys.call(this, (itemIndex) => itemFields(this, itemIndex), continueOnFail);
-	const rows = await lookUpKeys(this, keys, options, { stopAtFirstFailure: !continueOnFail });
+	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: !continueOnFail });
 
 	const now = new Date();
 	const state = loadWatchState(this.getWorkflowStaticData('node'), this.logger);
