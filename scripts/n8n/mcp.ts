@@ -13,6 +13,7 @@ import { importWorkflow, n8nCli, n8nDir, PACKAGE_NAME, root, waitFor, type Check
 const WORKFLOW_ID = 'companyRegistryMcp';
 const MCP_PATH = 'company-registry';
 const TOOL_NAME = 'Company_Registry';
+const KYB_AGENT_ID = 'kybAgentExample';
 
 /** The MCP Server Trigger with the Company Registry Tool of examples/workflows/kyb-agent.json attached. */
 function mcpWorkflow() {
@@ -43,6 +44,7 @@ function mcpWorkflow() {
 export async function prepareMcpWorkflow(userFolder: string): Promise<void> {
 	await importWorkflow(userFolder, mcpWorkflow(), WORKFLOW_ID);
 	await n8nCli(userFolder, ['publish:workflow', `--id=${WORKFLOW_ID}`]);
+	await importWorkflow(userFolder, 'examples/workflows/kyb-agent.json', KYB_AGENT_ID);
 }
 
 interface ToolResult {
@@ -88,6 +90,17 @@ export async function checkMcp(n8n: RunningN8n, checklist: Checklist, sandbox: P
 	);
 	const watch = properties.find((property) => property.name === 'operation')?.options?.find((option) => option.value === 'watch');
 	check(JSON.stringify(watch?.displayOptions) === '{"show":{"@tool":[false]}}', 'Watch for Changes is hidden from the tool variant');
+
+	// The example KYB agent imports, and every node it uses is one this n8n knows.
+	const kybAgent = (await (await fetch(`${n8n.base}/rest/workflows/${KYB_AGENT_ID}`, { headers: { cookie: n8n.cookie } })).json()) as {
+		data?: { nodes: Array<{ type: string }> };
+	};
+	const known = new Set(nodeTypes.map((type) => type.name));
+	const kybTypes = kybAgent.data?.nodes.map((node) => node.type) ?? [];
+	check(
+		kybTypes.length === 4 && kybTypes.every((type) => known.has(type)),
+		`examples/workflows/kyb-agent.json imports, with node types n8n knows: ${kybTypes.join(', ')}`,
+	);
 
 	const url = new URL(`${n8n.base}/mcp/${MCP_PATH}`);
 	// The production endpoint answers 404 for a moment after n8n is ready, until the workflow's webhooks are registered.
@@ -179,7 +192,14 @@ export async function checkMcp(n8n: RunningN8n, checklist: Checklist, sandbox: P
 			String(badCountry.answer?.[0]?.error).startsWith("Unknown country 'Atlantis'. Accepted: a two-letter ISO 3166-1 code"),
 			'bad input (unknown country): an error text with what is accepted',
 		);
-		check(sandbox.counters.lookups - lookupsBefore === 3, `only the three valid calls reached the registry (${sandbox.counters.lookups - lookupsBefore})`);
+		const failed = await call('a lookup the registry fails', { country: 'de', companyId: 'HRB99500' });
+		check(
+			!failed.isError &&
+				String(failed.answer?.[0]?.error).startsWith('The registry could not process the lookup (HTTP 500') &&
+				failed.answer?.[0]?.isRegistered === undefined,
+			"a registry failure: an error text, never 'not registered'",
+		);
+		check(sandbox.counters.lookups - lookupsBefore === 4, `only the four valid calls reached the registry (${sandbox.counters.lookups - lookupsBefore})`);
 
 		const missing = await call('arguments without companyId', { country: 'de' });
 		check(missing.isError && /companyId/.test(missing.text), 'arguments that break the schema: isError from n8n, naming companyId');
