@@ -16,6 +16,7 @@ import { join } from 'node:path';
 
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
 import { Browser } from './lib/browser';
+import { checkMcp, prepareMcpWorkflow } from './n8n/mcp';
 import {
 	Checklist,
 	executeWorkflow,
@@ -148,8 +149,10 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ port: 0 });
 	try {
 		await checkWorkflows(userFolder, sandbox);
+		await prepareMcpWorkflow(userFolder);
 		const n8n = await startN8n(userFolder, processes, checklist);
 		await checkEditor(n8n, userFolder, sandbox);
+		await checkMcp(n8n, checklist, sandbox);
 	} finally {
 		await processes.stopAll();
 		await sandbox.close();

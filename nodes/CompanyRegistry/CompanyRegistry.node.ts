@@ -1,5 +1,6 @@
 import {
 	NodeConnectionTypes,
+	NodeOperationError,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
@@ -7,7 +8,20 @@ import {
 } from 'n8n-workflow';
 
 import * as company from './actions/company';
+import { runsAsTool } from './actions/company/lookup.operation';
 import { router } from './actions/router';
+
+/**
+ * What an agent reads about the tool. n8n's own would be "Look up a company in Company Registry": with a
+ * `toolDescription` property of its own the node gives this by default, and the user can edit it.
+ */
+export const TOOL_DESCRIPTION =
+	"Looks a company up in its country's government company register. Arguments: country (two-letter ISO code such as 'de', " +
+	"three-letter code such as 'deu', or English name such as 'Germany'); companyId (the registration number as the register " +
+	"writes it, e.g. 'HRB12345'); state (United States only, where companies are registered per state: 'ca' or 'California'; " +
+	'leave it empty elsewhere). Returns a list with one object: isRegistered true with officialName, status (Active or Inactive), ' +
+	'registrationDate (yyyy-mm-dd) and registeredAddress; isRegistered false when the register does not know the company (an ' +
+	"answer, not an error, with 'N/A' fields); or error, a text saying what went wrong and which input is accepted.";
 
 export class CompanyRegistry implements INodeType {
 	description: INodeTypeDescription = {
@@ -27,6 +41,16 @@ export class CompanyRegistry implements INodeType {
 		credentials: [{ name: 'companyRegistryApi', required: true }],
 		properties: [
 			{
+				displayName: 'Description',
+				name: 'toolDescription',
+				type: 'string',
+				default: TOOL_DESCRIPTION,
+				required: true,
+				typeOptions: { rows: 4 },
+				displayOptions: { show: { '@tool': [true] } },
+				description: 'What the AI agent reads about this tool: when to use it, its arguments and what it returns',
+			},
+			{
 				displayName: 'Resource',
 				name: 'resource',
 				type: 'options',
@@ -39,6 +63,12 @@ export class CompanyRegistry implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		// Hidden from agents in the editor; this also stops a workflow edited by hand.
+		if (this.getNodeParameter('operation', 0) === 'watch' && runsAsTool.call(this)) {
+			throw new NodeOperationError(this.getNode(), 'Watch for Changes is not available to AI agents', {
+				description: 'Use the Look Up operation in a tool; watch companies with a scheduled workflow instead.',
+			});
+		}
 		return await router.call(this);
 	}
 }

@@ -12,7 +12,7 @@ import * as watch from './company/watch.operation';
 interface Operation {
 	execute: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 	/** The outputs when every row failed: error items where the operation puts failed rows. */
-	failedRowsOutput: (items: INodeExecutionData[]) => INodeExecutionData[][];
+	failedRowsOutput: (this: IExecuteFunctions, items: INodeExecutionData[]) => INodeExecutionData[][];
 }
 
 /** resource → operation → the module that owns its parameters and its execute. */
@@ -22,8 +22,9 @@ const operations: Record<string, Record<string, Operation>> = {
 
 /**
  * Runs the operation. Whatever goes wrong inside it, no row can leave unchanged by a success output:
- * under "continue" an unexpected exception fails every row with its own error item; under Stop it is
- * one error (a NodeApiError or NodeOperationError is thrown as is, keeping its item index).
+ * under "continue" (and as an agent's tool) an unexpected exception fails every row with its own error
+ * item; under Stop it is one error (a NodeApiError or NodeOperationError is thrown as is, keeping its
+ * item index).
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const resource = this.getNodeParameter('resource', 0) as string;
@@ -35,9 +36,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	try {
 		return await module.execute.call(this);
 	} catch (error) {
-		if (!this.continueOnFail()) {
+		if (!this.continueOnFail() && !lookUp.runsAsTool.call(this)) {
 			throw error instanceof NodeApiError || error instanceof NodeOperationError ? error : new NodeOperationError(this.getNode(), error as Error);
 		}
-		return module.failedRowsOutput(failAll(this, error).map(errorItem));
+		return module.failedRowsOutput.call(this, failAll(this, error).map(errorItem));
 	}
 }

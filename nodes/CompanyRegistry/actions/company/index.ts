@@ -24,6 +24,9 @@ export const description: INodeProperties[] = [
 				action: 'Watch companies for changes',
 				description:
 					'Look companies up and output only those whose registration, status (Active/Inactive), official name or address changed since the last run',
+				// Not for agents: it compares with state kept per workflow and node, saved only by production
+				// runs, and answers "what changed since the last run", not a question about a company.
+				displayOptions: { show: { '@tool': [false] } },
 			},
 		],
 		default: 'lookUp',

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { companyFields, requestOptions, sortedOptions } from '../../../shared/descriptions';
-import { errorItem, inputRows, lookUpRows, type RequestOptionValues } from '../../../shared/lookupPipeline';
+import { errorItem, inputRows, lookUpRows, type CompanyRow, type RequestOptionValues } from '../../../shared/lookupPipeline';
 
 export const description: INodeProperties[] = [
 	...companyFields('lookUp'),
@@ -16,11 +16,26 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-/** Outputs: Registered and Not Registered. Every row gives one item, paired with it, in input order. */
+/**
+ * Whether n8n runs the node as an AI agent's tool. The MCP Server Trigger (and any caller of n8n-core's
+ * createNodeAsTool) runs it in a supply-data context that says so; the AI Agent v3 runs tool nodes as
+ * workflow nodes, where only the type tells: n8n names the tool variant `<name>Tool`, as its `@tool`
+ * display option does.
+ */
+export function runsAsTool(this: IExecuteFunctions): boolean {
+	return (typeof this.isToolExecution === 'function' && this.isToolExecution()) || this.getNode().type.endsWith('Tool');
+}
+
+/**
+ * Outputs: Registered and Not Registered. Every row gives one item, paired with it, in input order.
+ * As a tool, one output: n8n hands an agent only the first output's items, and an agent must hear
+ * every answer, "not registered" and failures included.
+ */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const continueOnFail = this.continueOnFail();
+	const asTool = runsAsTool.call(this);
 	const options = this.getNodeParameter('options', 0, {}) as RequestOptionValues;
-	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: !continueOnFail });
+	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: !asTool && !this.continueOnFail() });
+	if (asTool) return [rows.map(toolAnswer)];
 
 	const registered: INodeExecutionData[] = [];
 	const notRegistered: INodeExecutionData[] = [];
@@ -38,5 +53,21 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	return [registered, notRegistered];
 }
 
+/**
+ * What an agent receives for one lookup: the record with `isRegistered` (false is an answer), or
+ * `error`, one text saying what went wrong and what is accepted. Returned, not thrown: n8n would pass
+ * an agent only a thrown error's message, without its description.
+ */
+function toolAnswer(row: CompanyRow): INodeExecutionData {
+	if (row.kind === 'record') {
+		return { json: { ...row.record, lookup: { ...row.key } } as IDataObject, pairedItem: { item: row.itemIndex } };
+	}
+	const { error } = row;
+	const text = error.description ? `${error.message.replace(/\.$/, '')}. ${error.description}` : error.message;
+	return { json: { error: text, ...(row.key ? { lookup: { ...row.key } } : {}) }, pairedItem: { item: row.itemIndex } };
+}
+
 /** Where every row goes when the operation itself failed: the output that error items take. */
-export const failedRowsOutput = (items: INodeExecutionData[]): INodeExecutionData[][] => [[], items];
+export function failedRowsOutput(this: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[][] {
+	return runsAsTool.call(this) ? [items] : [[], items];
+}

@@ -67,4 +67,6 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	return [[...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item)];
 }
 
-export const failedRowsOutput = (items: INodeExecutionData[]): INodeExecutionData[][] => [items];
+export function failedRowsOutput(this: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[][] {
+	return [items];
+}
