@@ -16,6 +16,7 @@ import { join } from 'node:path';
 
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
 import { Browser } from './lib/browser';
+import { checkJourneys } from './n8n/journeys';
 import {
 	Checklist,
 	executeWorkflow,
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
 		await checkWorkflows(userFolder, sandbox);
 		const n8n = await startN8n(userFolder, processes, checklist);
 		await checkEditor(n8n, userFolder, sandbox);
+		await checkJourneys(n8n, userFolder, sandbox, { checklist, processes });
 	} finally {
 		await processes.stopAll();
 		await sandbox.close();
