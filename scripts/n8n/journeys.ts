@@ -407,4 +407,6 @@ export async function checkJourneys(
 			browser.close();
 		}
 	});
+	// Leave n8n as found: the forms stop answering, and n8n stops quickly.
+	for (const workflowId of [onboardingId, sheetId]) await rest.call('POST', `/workflows/${workflowId}/deactivate`, {});
 }
