@@ -1,5 +1,5 @@
 // The users' three journeys (issue 13), each an example workflow run for real in the running n8n:
-//   1. onboarding-form.json: the production form submitted as a browser submits it, four answers;
+//   1. onboarding-form.json: the production form submitted as a browser submits it, five answers;
 //   2. spreadsheet-check.json: a 2,000-row CSV uploaded through the form, the XLSX read back;
 //   3. inactive-alerts.json: Watch for Changes on a schedule, emails caught by a local SMTP server.
 // Workflows and the SMTP credential are created over the REST API and published (activated), so every
@@ -225,6 +225,11 @@ export async function checkJourneys(
 			expect: ['Welcome, Müller & Söhne Präzisionsteile GmbH', 'registered since 1998-04-17'],
 		},
 		{
+			what: 'registered and Active, with a state (us/C0806592, California)',
+			fields: ['United States', 'C0806592', 'California'],
+			expect: ['Welcome, Redwood Hollow Analytics, Inc.'],
+		},
+		{
 			what: 'Inactive (gb/09876543)',
 			fields: ['United Kingdom', '09876543', ''],
 			expect: ['Thistlewick Brewing Company Limited is in the register, but its status there is Inactive', 'reviews your application by hand'],
@@ -237,7 +242,7 @@ export async function checkJourneys(
 		{ what: 'bad input (Atlantis)', fields: ['Atlantis', '12345', ''], expect: ["The register check did not work: Unknown country 'Atlantis'", 'correct your entry'] },
 	];
 	let activeExecution = '';
-	await checklist.timed('journey 1: onboarding form, four submissions', async () => {
+	await checklist.timed(`journey 1: onboarding form, ${answers.length} submissions`, async () => {
 		for (const answer of answers) {
 			const { html, executionId } = await submitForm(n8n.base, ONBOARDING_PATH, answer.fields);
 			const text = pageText(html);
@@ -253,7 +258,7 @@ export async function checkJourneys(
 	const onboardingRuns = await rest.finishedExecutions(onboardingId);
 	check(
 		onboardingRuns.length === answers.length && onboardingRuns.every((run) => run.status === 'success'),
-		`the four onboarding executions succeeded (${onboardingRuns.map((run) => run.status).join(', ')})`,
+		`the ${answers.length} onboarding executions succeeded (${onboardingRuns.map((run) => run.status).join(', ')})`,
 	);
 	screenshots.push({ url: `${n8n.base}/form/${ONBOARDING_PATH}`, ready: "document.body.innerText.includes('Company ID')", path: join(root, 'docs', 'template-onboarding-form.png') });
 	screenshots.push({ workflowId: onboardingId, executionId: activeExecution, path: join(root, 'docs', 'template-onboarding-run.png') });
