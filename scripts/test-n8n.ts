@@ -16,6 +16,7 @@ import { join } from 'node:path';
 
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
 import { Browser } from './lib/browser';
+import { checkJourneys } from './n8n/journeys';
 import { checkMcp, prepareMcpWorkflow } from './n8n/mcp';
 import {
 	Checklist,
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
 		const n8n = await startN8n(userFolder, processes, checklist);
 		await checkEditor(n8n, userFolder, sandbox);
 		await checkMcp(n8n, checklist, sandbox);
+		await checkJourneys(n8n, userFolder, sandbox, { checklist, processes });
 	} finally {
 		await processes.stopAll();
 		await sandbox.close();

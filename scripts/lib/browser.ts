@@ -84,12 +84,19 @@ export class Browser {
 		return result.result?.value;
 	}
 
-	/** Opens `url`, waits until `ready` (a page expression) is true and the page settles, saves a PNG. */
-	async screenshot(url: string, ready: string, path: string, settleMs = 1500): Promise<void> {
+	/**
+	 * Opens `url`, waits until `ready` (a page expression) is true and the page settles, runs `prepare`
+	 * (a page expression, e.g. closing a popover) if given, saves a PNG.
+	 */
+	async screenshot(url: string, ready: string, path: string, settleMs = 1500, prepare?: string): Promise<void> {
 		await this.send('Page.navigate', { url });
 		// n8n's editor is a single-page app: give it time to load and render.
 		await waitFor(`the page ${url}`, async () => (await this.evaluate<boolean>(ready)) === true, 90);
 		await new Promise((done) => setTimeout(done, settleMs));
+		if (prepare) {
+			await this.evaluate(prepare);
+			await new Promise((done) => setTimeout(done, 300));
+		}
 		const shot = (await this.send('Page.captureScreenshot', { format: 'png' })) as { data: string };
 		mkdirSync(dirname(path), { recursive: true });
 		writeFileSync(path, Buffer.from(shot.data, 'base64'));

@@ -231,11 +231,21 @@ export class Processes {
 		return child;
 	}
 
-	/** SIGTERM, a second's grace, then SIGKILL for whatever still runs. */
+	/**
+	 * SIGTERM, up to 10 s to exit (n8n with published workflows takes a few seconds), then SIGKILL for
+	 * whatever still runs. Returns once all have exited, so their logs are written before the caller
+	 * removes their folder.
+	 */
 	async stopAll(): Promise<void> {
-		for (const child of this.started) if (child.pid && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-		await new Promise((done) => setTimeout(done, 1000));
+		const running = () => this.started.filter((child) => child.pid && child.exitCode === null && child.signalCode === null);
+		const waitForExit = async (seconds: number) => {
+			const deadline = Date.now() + seconds * 1000;
+			while (running().length > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+		};
+		for (const child of running()) child.kill('SIGTERM');
+		await waitForExit(10);
 		this.killAll();
+		await waitForExit(5);
 	}
 
 	killAll(): void {

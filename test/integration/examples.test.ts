@@ -40,4 +40,23 @@ describe('examples', () => {
 		const list = workflow.nodes.find((node) => node.name === 'Supplier list')!;
 		expect(JSON.parse(String(list.parameters.jsonOutput)).suppliers.length).toBeGreaterThan(3);
 	});
+
+	// The three journeys' templates run in a real n8n (npm run test:n8n); here, what a user relies on
+	// when importing one: the registry node's wiring and the note on what to change.
+	it.each([
+		['onboarding-form.json', 'lookUp', 3],
+		['spreadsheet-check.json', 'lookUp', 3],
+		['inactive-alerts.json', 'watch', 1],
+	])('%s: the registry node sends failed rows to its error output, and a note says what to change', (file, operation, connected) => {
+		const workflow = loadWorkflow(`examples/workflows/${file}`);
+		const registry = workflow.nodes.filter((node) => node.type === 'n8n-nodes-company-registry.companyRegistry');
+		expect(registry).toHaveLength(1);
+		expect(registry[0].parameters).toMatchObject({ resource: 'company', operation, country: '={{ $json.country }}' });
+		expect(registry[0].onError).toBe('continueErrorOutput');
+		const outputs = workflow.connections[registry[0].name].main;
+		expect(outputs.filter((targets) => (targets ?? []).length > 0)).toHaveLength(connected);
+		const notes = workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote').map((node) => String(node.parameters.content));
+		expect(notes.some((note) => note.startsWith('## Before you publish'))).toBe(true);
+		expect(JSON.stringify(workflow)).not.toContain('demo-secret');
+	});
 });
