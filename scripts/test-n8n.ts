@@ -18,6 +18,7 @@ import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
 import { Browser } from './lib/browser';
 import { checkJourneys } from './n8n/journeys';
 import { checkMcp, prepareMcpWorkflow } from './n8n/mcp';
+import { checkScale } from './n8n/scale';
 import {
 	Checklist,
 	executeWorkflow,
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ port: 0 });
 	try {
 		await checkWorkflows(userFolder, sandbox);
+		if (process.env.SKIP_SCALE !== 'true') await checklist.timed('scale: 2,000 rows, families 1 and 2', () => checkScale(userFolder, checklist));
 		await prepareMcpWorkflow(userFolder);
 		const n8n = await startN8n(userFolder, processes, checklist);
 		await checkEditor(n8n, userFolder, sandbox);

@@ -130,8 +130,15 @@ export function installTarball(tarball: string, userFolder: string): string {
 	return packageDir;
 }
 
+/**
+ * n8n's task broker listens on a fixed port (5679) unless told otherwise: one per run, derived from
+ * this process's id, so that two runs on one machine do not collide.
+ */
+const brokerPort = String(20_000 + (process.pid % 20_000));
+
 export function n8nEnv(userFolder: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	return node24Env({
+		N8N_RUNNERS_BROKER_PORT: process.env.N8N_RUNNERS_BROKER_PORT ?? brokerPort,
 		N8N_USER_FOLDER: userFolder,
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',

@@ -98,13 +98,15 @@ const STORM_PAUSE_MAX_MS = 8_000;
 /** Congestion events closer together than this count towards a storm. */
 const STORM_WINDOW_MS = 2_000;
 const STORM_EVENTS = 3;
+/** A 429 to a request sent this soon after the last burst of saved-up credit is the burst's fault. */
+const BURST_BLAME_MS = 1_000;
 /** Growth per second of the pace: towards the last event's rate, and beyond it. */
 const RECOVERY_PER_ANSWER = 0.05;
 /** Before any congestion event while paced the first estimate may be low: find the limit quickly. */
-const SEARCH_GROWTH_PER_SECOND = 0.1;
+const SEARCH_GROWTH_PER_SECOND = 0.25;
 const PROBE_GROWTH_PER_SECOND = 0.02;
 /** The window over which the registry's refill rate is estimated from X-RateLimit-Remaining. */
-const REFILL_WINDOW_MS = 1_000;
+const REFILL_WINDOW_MS = 3_000;
 /** A remaining budget older than this no longer describes the registry. */
 const REMAINING_TTL_MS = 5_000;
 /** A controller nobody used for this long starts afresh (the limit may have changed). */
@@ -162,6 +164,7 @@ export class RateController {
 	private refillIntervalMs = 0;
 	private readonly samples: RemainingSample[] = [];
 	private lastStartAt = 0;
+	private lastBurstAt = Number.NEGATIVE_INFINITY;
 
 	/** What the controller did, for tests and the benchmark. */
 	readonly stats = { requests: 0, events: 0, pauses: 0 };
@@ -253,6 +256,8 @@ export class RateController {
 		this.lastStartAt = now;
 		if (this.rate !== undefined) {
 			this.refreshCredit(now);
+			// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace.
+			if (this.credit >= 2) this.lastBurstAt = now;
 			this.credit -= 1;
 		}
 		const cap = tenant.settings.maxRequestsPerSecond;
@@ -354,6 +359,9 @@ export class RateController {
 				this.creditCap = Math.max(1, Math.min(answered, answered - (this.rate * activeMs) / 1000));
 			}
 			this.pauseUntil(now + pauseMs);
+		} else if (report.sentAt - this.lastBurstAt < BURST_BLAME_MS) {
+			// The registry did not hold the burst (a window, not a bucket): keep the pace, burst less.
+			this.creditCap = Math.max(1, this.creditCap / 2);
 		} else {
 			const admitted = (answered * 1000) / Math.max(1, now - since);
 			this.ceiling = this.rate;
@@ -384,7 +392,7 @@ export class RateController {
 		while (this.samples.length > 2 && now - this.samples[0].at > REFILL_WINDOW_MS) this.samples.shift();
 		const first = this.samples[0];
 		const spanMs = now - first.at;
-		if (spanMs >= 200) {
+		if (spanMs >= 500) {
 			const refillPerSecond = ((remaining - first.remaining + (this.answered - first.answered)) * 1000) / spanMs;
 			if (refillPerSecond > 0) this.refillIntervalMs = 1000 / refillPerSecond;
 		}
