@@ -11,7 +11,7 @@ import {
 import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../shared/descriptions';
 import { inputErrorOf, lookUpRows, type RequestOptionValues } from '../shared/lookupPipeline';
 import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
-import { changeItemJson, detectChanges, keepOnly, loadWatchState } from '../shared/model/watchState';
+import { changeItemJson, detectChanges, keepOnly, loadWatchState, saveWatchState } from '../shared/model/watchState';
 
 interface WatchlistEntry {
 	country?: unknown;
@@ -101,10 +101,12 @@ export class CompanyRegistryTrigger implements INodeType {
 			const [first] = looked;
 			return [[{ json: changeItemJson({ ...first, change: { event: 'firstSeen', changedFields: [], changes: {} } }, now) as IDataObject }]];
 		}
-		const state = loadWatchState(this.getWorkflowStaticData('node'), this.logger);
+		const staticData = this.getWorkflowStaticData('node');
+		const state = loadWatchState(staticData, this.logger);
 		const found = detectChanges(state, looked, { now, reportFirstSightings: options.reportFirstSightings === true });
 		// The list is the whole watch: companies taken off it are forgotten at once.
 		keepOnly(state, keys);
+		saveWatchState(staticData, state);
 		if (found.length === 0) return null;
 		return [found.map((change) => ({ json: changeItemJson(change, now) as IDataObject }))];
 	}

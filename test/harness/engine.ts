@@ -117,11 +117,27 @@ export class Engine {
 		const data = workflow.staticData as IDataObject & { __dataChanged?: boolean };
 		if (mode === 'manual' || data.__dataChanged !== true) return;
 		this.savedStaticData.set(workflow.id, JSON.parse(JSON.stringify(data)) as IDataObject);
+		// n8n clears the flag once it has saved: only later writes it can see make the next save.
+		data.__dataChanged = false;
 	}
 
-	/** Runs one poll of a polling trigger node, as n8n's poll scheduler does (mode 'trigger'), or its "Fetch Test Event" ('manual'). */
+	/** Active workflows: n8n keeps one Workflow object per active workflow and polls it again and again. */
+	private readonly active = new Map<string, Workflow>();
+
+	/** As a restart of n8n: active workflows are built anew from what was saved. */
+	restart(): void {
+		this.active.clear();
+	}
+
+	/**
+	 * Runs one poll of a polling trigger node, as n8n's poll scheduler does (mode 'trigger'): on the same
+	 * Workflow object each time, as n8n's ActiveWorkflows do; or its "Fetch Test Event" ('manual').
+	 */
 	async poll(workflowFile: WorkflowFile, nodeName: string, mode: 'trigger' | 'manual' = 'trigger') {
-		const workflow = this.workflowOf(workflowFile);
+		// Saving a changed workflow re-activates it in n8n: a new definition gets a new Workflow object.
+		const activation = `${workflowFile.id ?? 'test-workflow'} ${JSON.stringify(workflowFile.nodes)}`;
+		const workflow = mode === 'manual' ? this.workflowOf(workflowFile) : (this.active.get(activation) ?? this.workflowOf(workflowFile));
+		if (mode !== 'manual') this.active.set(activation, workflow);
 		const node = workflow.getNode(nodeName);
 		if (!node) throw new Error(`No node ${nodeName}`);
 		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);

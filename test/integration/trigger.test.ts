@@ -32,6 +32,16 @@ describe('Company Registry Trigger', () => {
 		expect(sandbox.counters.tokenRequests).toBe(1);
 	});
 
+	it('reports a change once, also across later polls and a restart of n8n (its saved state is current)', async () => {
+		await engine.poll(triggerWorkflow(), TRIGGER);
+		sandbox.changeCompany({ country: 'gb', companyId: '09876543' }, { status: 'Active' });
+		const changed = await engine.poll(triggerWorkflow(), TRIGGER);
+		expect(changed?.[0].map((item) => item.json.event)).toEqual(['turnedActive']);
+		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
+		engine.restart();
+		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
+	});
+
 	it('starts the workflow with one item per change', async () => {
 		await engine.poll(triggerWorkflow(), TRIGGER);
 		sandbox.changeCompany({ country: 'us', companyId: 'C0806592', state: 'ca' }, { status: 'Inactive' });

@@ -71,6 +71,16 @@ export function loadWatchState(staticData: Record<string, unknown>, logger: { wa
 	return staticData as WatchState;
 }
 
+/**
+ * Hands the updated state back to n8n. n8n notices changes to static data only through the objects it
+ * handed out: writes inside a `companies` object created later (or kept by a long-lived active
+ * workflow) would not be saved, and after a restart a change would be reported again. Assigning the
+ * list marks the state changed, so n8n saves it whole.
+ */
+export function saveWatchState(staticData: Record<string, unknown>, state: WatchState): void {
+	staticData.companies = state.companies ?? {};
+}
+
 /** `%` and `|` percent-encoded, so that an id holding `|` cannot pose as an id with a language. */
 const keyPart = (text: string) => text.replace(/%/g, '%25').replace(/\|/g, '%7C');
 

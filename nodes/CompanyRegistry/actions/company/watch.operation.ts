@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../../../shared/descriptions';
 import { errorItem, inputRows, lookUpRows, type RequestOptionValues } from '../../../shared/lookupPipeline';
-import { changeItemJson, dayNumber, detectChanges, forgetUnseen, loadWatchState } from '../../../shared/model/watchState';
+import { changeItemJson, dayNumber, detectChanges, forgetUnseen, loadWatchState, saveWatchState } from '../../../shared/model/watchState';
 
 const show = { resource: ['company'], operation: ['watch'] };
 
@@ -54,10 +54,12 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: !continueOnFail });
 
 	const now = new Date();
-	const state = loadWatchState(this.getWorkflowStaticData('node'), this.logger);
+	const staticData = this.getWorkflowStaticData('node');
+	const state = loadWatchState(staticData, this.logger);
 	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
 	const found = detectChanges(state, looked, { now, reportFirstSightings: options.reportFirstSightings === true });
 	forgetUnseen(state, dayNumber(now), Number(options.forgetAfterDays) || 0);
+	saveWatchState(staticData, state);
 
 	const items = new Map<number, INodeExecutionData>();
 	for (const change of found) {
