@@ -187,18 +187,23 @@ export function outputsOf(run: ExecutionOutput, node: string) {
 }
 
 /** Imports a workflow file (relative to the repository, or an object) under the given id. */
-export async function importWorkflow(userFolder: string, workflow: string | Record<string, unknown>, id: string): Promise<void> {
+export async function importWorkflow(
+	userFolder: string,
+	workflow: string | Record<string, unknown>,
+	id: string,
+	extraEnv: Record<string, string> = {},
+): Promise<void> {
 	const data = typeof workflow === 'string' ? JSON.parse(readFileSync(join(root, workflow), 'utf8')) : structuredClone(workflow);
 	data.id = id;
 	const path = join(userFolder, `${id}.json`);
 	writeFileSync(path, JSON.stringify(data));
-	await n8nCli(userFolder, ['import:workflow', `--input=${path}`]);
+	await n8nCli(userFolder, ['import:workflow', `--input=${path}`], extraEnv);
 }
 
-export async function importCredential(userFolder: string, credential: Record<string, unknown>): Promise<void> {
+export async function importCredential(userFolder: string, credential: Record<string, unknown>, extraEnv: Record<string, string> = {}): Promise<void> {
 	const path = join(userFolder, `credential-${String(credential.id)}.json`);
 	writeFileSync(path, JSON.stringify([credential]));
-	await n8nCli(userFolder, ['import:credentials', `--input=${path}`]);
+	await n8nCli(userFolder, ['import:credentials', `--input=${path}`], extraEnv);
 }
 
 export async function freePort(): Promise<number> {
