@@ -29,7 +29,10 @@ sed -i "s#\"credentials/\*\*/\*\", \"nodes/\*\*/\*\",#\"$P/credentials/**/*\", \
 # 5. The real-n8n helpers and the scan build and pack in the package folder.
 sed -i "s#^export const packageRoot = root;#export const packageRoot = join(root, '$P');#" scripts/lib/realN8n.ts
 
-# 6. package.json splits: the package's manifest moves, the root becomes a private workspace root.
+# 6. The publish workflow reads the version from, and publishes, the package folder.
+sed -i "s#require('./package.json').version#require('./$P/package.json').version#; s#npm publish --provenance --access public#npm publish --provenance --access public -w n8n-nodes-company-registry#" .github/workflows/publish.yml
+
+# 7. package.json splits: the package's manifest moves, the root becomes a private workspace root.
 node - "$P" <<'JS'
 const fs = require('node:fs');
 const dir = process.argv[2];

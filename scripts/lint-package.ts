@@ -11,14 +11,24 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..');
-const shipped = ['package.json', 'eslint.config.mjs', 'tsconfig.json', 'tsconfig.build.json', 'nodes', 'credentials'];
+const shipped = [
+	'package.json',
+	'eslint.config.mjs',
+	'tsconfig.json',
+	'tsconfig.build.json',
+	'nodes',
+	'credentials',
+];
 
 const stage = mkdtempSync(join(tmpdir(), 'n8n-lint-package-'));
 try {
 	for (const entry of shipped) cpSync(join(root, entry), join(stage, entry), { recursive: true });
 	symlinkSync(join(root, 'node_modules'), join(stage, 'node_modules'), 'dir');
 	const args = ['n8n-node', 'lint', ...process.argv.slice(2)];
-	const result = spawnSync(join(root, 'node_modules', '.bin', args[0]), args.slice(1), { cwd: stage, stdio: 'inherit' });
+	const result = spawnSync(join(root, 'node_modules', '.bin', args[0]), args.slice(1), {
+		cwd: stage,
+		stdio: 'inherit',
+	});
 	process.exitCode = result.status ?? 1;
 } finally {
 	rmSync(stage, { recursive: true, force: true });

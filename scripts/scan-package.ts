@@ -9,7 +9,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { analyzePackage, SOURCE_FILE_PATTERNS } from '@n8n/scan-community-package/scanner/scanner.mjs';
+import {
+	analyzePackage,
+	SOURCE_FILE_PATTERNS,
+} from '@n8n/scan-community-package/scanner/scanner.mjs';
 
 import { Checklist, packageRoot, root, run } from './lib/realN8n';
 
@@ -27,15 +30,22 @@ interface Manifest {
 }
 
 /** The same pattern the scanner uses to read the source repository out of a provenance statement. */
-const GITHUB_REPOSITORY = /^git\+https:\/\/github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?(?:@|$)/;
+const GITHUB_REPOSITORY =
+	/^git\+https:\/\/github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?(?:@|$)/;
 
 async function main(): Promise<void> {
 	const list = new Checklist('scan');
-	if (!existsSync(join(packageRoot, 'dist'))) throw new Error('dist/ is missing: run npm run build first');
+	if (!existsSync(join(packageRoot, 'dist')))
+		throw new Error('dist/ is missing: run npm run build first');
 
 	const work = mkdtempSync(join(tmpdir(), 'n8n-scan-'));
 	try {
-		const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: packageRoot }).trim().split('\n').pop()!;
+		const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], {
+			cwd: packageRoot,
+		})
+			.trim()
+			.split('\n')
+			.pop()!;
 		const packageDir = join(work, 'package');
 		mkdirSync(packageDir);
 		run('tar', ['-xzf', join(work, tarball), '-C', packageDir, '--strip-components=1']);
@@ -43,10 +53,17 @@ async function main(): Promise<void> {
 		list.log(`packed ${tarball}: ${shipped.length} files`);
 
 		const sourceLeg = await analyzePackage(packageRoot, SOURCE_FILE_PATTERNS);
-		list.check(sourceLeg.passed, `scanner, source leg (${SOURCE_FILE_PATTERNS.join(', ')})${failure(sourceLeg)}`);
+		list.check(
+			sourceLeg.passed,
+			`scanner, source leg (${SOURCE_FILE_PATTERNS.join(', ')})${failure(sourceLeg)}`,
+		);
 		const tarballLeg = await analyzePackage(packageDir, ['**/*.js', 'package.json']);
-		list.check(tarballLeg.passed, `scanner, tarball leg (**/*.js, package.json; no-console)${failure(tarballLeg)}`);
-		for (const details of [sourceLeg.details, tarballLeg.details]) if (details) console.log(details);
+		list.check(
+			tarballLeg.passed,
+			`scanner, tarball leg (**/*.js, package.json; no-console)${failure(tarballLeg)}`,
+		);
+		for (const details of [sourceLeg.details, tarballLeg.details])
+			if (details) console.log(details);
 
 		const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as Manifest;
 		checkManifest(list, manifest, shipped);
@@ -71,22 +88,50 @@ function listFiles(dir: string, prefix = ''): string[] {
 }
 
 function checkManifest(list: Checklist, manifest: Manifest, shipped: string[]): void {
-	list.check(/^(@[a-z0-9-]+\/)?n8n-nodes-[a-z0-9-]+$/.test(manifest.name), `name ${manifest.name} follows n8n-nodes-*`);
-	list.check(manifest.keywords?.includes('n8n-community-node-package') === true, 'keyword n8n-community-node-package');
+	list.check(
+		/^(@[a-z0-9-]+\/)?n8n-nodes-[a-z0-9-]+$/.test(manifest.name),
+		`name ${manifest.name} follows n8n-nodes-*`,
+	);
+	list.check(
+		manifest.keywords?.includes('n8n-community-node-package') === true,
+		'keyword n8n-community-node-package',
+	);
 	list.check(Object.keys(manifest.dependencies ?? {}).length === 0, 'no runtime dependencies');
-	list.check(Object.keys(manifest.peerDependencies ?? {}).join() === 'n8n-workflow', 'n8n-workflow is the only peer dependency');
+	list.check(
+		Object.keys(manifest.peerDependencies ?? {}).join() === 'n8n-workflow',
+		'n8n-workflow is the only peer dependency',
+	);
 	list.check(manifest.n8n?.strict === true, 'n8n.strict is true');
 	const entries = [...(manifest.n8n?.nodes ?? []), ...(manifest.n8n?.credentials ?? [])];
 	const missing = entries.filter((entry) => !shipped.includes(entry));
-	list.check(entries.length > 0 && missing.length === 0, `every n8n.nodes / n8n.credentials entry is in the tarball${missing.length ? `: missing ${missing.join(', ')}` : ''}`);
-	const extra = shipped.filter((file) => !file.startsWith('dist/') && !/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(file));
-	list.check(extra.length === 0, `the tarball holds dist/, package.json, README, CHANGELOG, LICENSE only${extra.length ? `: also ${extra.join(', ')}` : ''}`);
-	const tests = shipped.filter((file) => /(^|\/)(test|sandbox|bench|scripts|examples)\/|\.test\.js$/.test(file));
-	list.check(tests.length === 0, `no test, sandbox, bench, script or example code shipped${tests.length ? `: ${tests.join(', ')}` : ''}`);
+	list.check(
+		entries.length > 0 && missing.length === 0,
+		`every n8n.nodes / n8n.credentials entry is in the tarball${missing.length ? `: missing ${missing.join(', ')}` : ''}`,
+	);
+	const extra = shipped.filter(
+		(file) =>
+			!file.startsWith('dist/') && !/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(file),
+	);
+	list.check(
+		extra.length === 0,
+		`the tarball holds dist/, package.json, README, CHANGELOG, LICENSE only${extra.length ? `: also ${extra.join(', ')}` : ''}`,
+	);
+	const tests = shipped.filter((file) =>
+		/(^|\/)(test|sandbox|bench|scripts|examples)\/|\.test\.js$/.test(file),
+	);
+	list.check(
+		tests.length === 0,
+		`no test, sandbox, bench, script or example code shipped${tests.length ? `: ${tests.join(', ')}` : ''}`,
+	);
 }
 
 /** n8n's node loader reads <Name>.node.json next to <Name>.node.js for the node's categories and documentation links. */
-function checkCodex(list: Checklist, manifest: Manifest, packageDir: string, shipped: string[]): void {
+function checkCodex(
+	list: Checklist,
+	manifest: Manifest,
+	packageDir: string,
+	shipped: string[],
+): void {
 	const repository = repositoryUrl(manifest);
 	for (const node of manifest.n8n?.nodes ?? []) {
 		const codexPath = node.replace(/\.js$/, '.json');
@@ -95,10 +140,14 @@ function checkCodex(list: Checklist, manifest: Manifest, packageDir: string, shi
 			continue;
 		}
 		const codex = JSON.parse(readFileSync(join(packageDir, codexPath), 'utf8'));
-		const nodeName = node.split('/').pop()!.replace(/\.node\.js$/, '');
-		const links = [...(codex.resources?.primaryDocumentation ?? []), ...(codex.resources?.credentialDocumentation ?? [])].map(
-			(link: { url?: string }) => link.url ?? '',
-		);
+		const nodeName = node
+			.split('/')
+			.pop()!
+			.replace(/\.node\.js$/, '');
+		const links = [
+			...(codex.resources?.primaryDocumentation ?? []),
+			...(codex.resources?.credentialDocumentation ?? []),
+		].map((link: { url?: string }) => link.url ?? '');
 		list.check(
 			codex.node === `${manifest.name}.${lowerFirst(nodeName)}` &&
 				typeof codex.nodeVersion === 'string' &&
@@ -114,11 +163,19 @@ function checkCodex(list: Checklist, manifest: Manifest, packageDir: string, shi
 
 function checkPublishing(list: Checklist, manifest: Manifest): void {
 	const match = GITHUB_REPOSITORY.exec(manifest.repository?.url ?? '');
-	list.check(match !== null, `repository.url ${manifest.repository?.url} is a GitHub repository provenance can name`);
+	list.check(
+		match !== null,
+		`repository.url ${manifest.repository?.url} is a GitHub repository provenance can name`,
+	);
 	const repository = repositoryUrl(manifest);
-	const agree = [manifest.homepage, manifest.bugs?.url, manifest.author?.url].every((url) => repository && url?.startsWith(repository));
+	const agree = [manifest.homepage, manifest.bugs?.url, manifest.author?.url].every(
+		(url) => repository && url?.startsWith(repository),
+	);
 	list.check(agree, 'homepage, bugs and author.url point into the same repository');
-	list.check(/^[^@\s]+@[^@\s]+\.[a-z]+$/i.test(manifest.author?.email ?? ''), `author has an email (${manifest.author?.email})`);
+	list.check(
+		/^[^@\s]+@[^@\s]+\.[a-z]+$/i.test(manifest.author?.email ?? ''),
+		`author has an email (${manifest.author?.email})`,
+	);
 	const workflowPath = join(root, '.github', 'workflows', 'publish.yml');
 	const workflow = existsSync(workflowPath) ? readFileSync(workflowPath, 'utf8') : '';
 	list.check(

@@ -8,5 +8,8 @@ declare module '@n8n/scan-community-package/scanner/scanner.mjs' {
 	/** The files n8n lints in the provenance-attested source checkout. */
 	export const SOURCE_FILE_PATTERNS: string[];
 	/** Lints `filePatterns` under `packageDir` with the scanner's own flat config (no-console included). */
-	export function analyzePackage(packageDir: string, filePatterns?: string[]): Promise<AnalysisResult>;
+	export function analyzePackage(
+		packageDir: string,
+		filePatterns?: string[],
+	): Promise<AnalysisResult>;
 }
