@@ -9,11 +9,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import {
-	analyzePackage,
-	SOURCE_FILE_PATTERNS,
-} from '@n8n/scan-community-package/scanner/scanner.mjs';
-
 import { Checklist, packageRoot, root, run } from './lib/realN8n';
 
 interface Manifest {
@@ -52,6 +47,11 @@ async function main(): Promise<void> {
 		const shipped = listFiles(packageDir);
 		list.log(`packed ${tarball}: ${shipped.length} files`);
 
+		// The scanner makes a temporary folder when it loads; under TMPDIR=work it goes with ours.
+		process.env.TMPDIR = work;
+		const { analyzePackage, SOURCE_FILE_PATTERNS } = await import(
+			'@n8n/scan-community-package/scanner/scanner.mjs'
+		);
 		const sourceLeg = await analyzePackage(packageRoot, SOURCE_FILE_PATTERNS);
 		list.check(
 			sourceLeg.passed,
