@@ -21,8 +21,8 @@ import { Pool } from 'undici';
 
 import { makeSheet, uniqueValid, type SheetRow } from '../sandbox/sheets';
 import { DEMO_CLIENT, startSandbox, type RateLimitSettings, type SandboxCounters, type SandboxOptions } from '../sandbox/server';
-import { REGISTRY_NODE, engineFor, lookupWorkflow } from '../test/harness/fixtures';
-import { PACKAGE } from '../test/harness/nodeTypes';
+import { REGISTRY_NODE, engineFor, lookupWorkflow } from '../harness/fixtures';
+import { PACKAGE } from '../harness/nodeTypes';
 
 const { values } = parseArgs({
 	options: {

@@ -3,8 +3,8 @@
 // examples/sample-sheet.csv (pinned as the output of its "One item per row" node), and prints each
 // row's result and branch.
 import { startSandbox } from '../sandbox/server';
-import { loadWorkflow } from '../test/harness/engine';
-import { REGISTRY_NODE, engineFor } from '../test/harness/fixtures';
+import { loadWorkflow } from '../harness/engine';
+import { REGISTRY_NODE, engineFor } from '../harness/fixtures';
 import { readCsv } from './sampleSheet';
 
 

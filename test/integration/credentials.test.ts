@@ -2,8 +2,8 @@ import { Workflow, type INode } from 'n8n-workflow';
 
 import { audienceFor, CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { REGISTRY_NODE, engineFor, runRows } from '../harness/fixtures';
-import { TestNodeTypes } from '../harness/nodeTypes';
+import { REGISTRY_NODE, engineFor, runRows } from '../../harness/fixtures';
+import { TestNodeTypes } from '../../harness/nodeTypes';
 
 // Sections 2.3, 4.1 and 5 from the credential's side.
 describe('Company Registry API credential', () => {

@@ -1,7 +1,7 @@
 import { readCsv } from '../../examples/sampleSheet';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { loadWorkflow } from '../harness/engine';
-import { REGISTRY_NODE, engineFor } from '../harness/fixtures';
+import { loadWorkflow } from '../../harness/engine';
+import { REGISTRY_NODE, engineFor } from '../../harness/fixtures';
 
 // The example workflows users import, run through the engine as `npm start` runs them.
 describe('examples', () => {

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { engineFor, expectEachRowOnce, runRows } from '../harness/fixtures';
+import { engineFor, expectEachRowOnce, runRows } from '../../harness/fixtures';
 
 // Issue "Hostile world", transient faults: lookups are retried per row (500, 502, 503, 504, resets,
 // timeouts) instead of re-running the sheet, and a registry that is down stops the run quickly.

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../../sandbox/server';
-import { loadWorkflow } from '../harness/engine';
-import { CREDENTIAL_ID, REGISTRY_NODE, engineFor, expectEachRowOnce, runRows } from '../harness/fixtures';
+import { loadWorkflow } from '../../harness/engine';
+import { CREDENTIAL_ID, REGISTRY_NODE, engineFor, expectEachRowOnce, runRows } from '../../harness/fixtures';
 
 // Issue "Hostile world": input from webhooks, registries that misbehave, servers that echo secrets.
 // Every case must end as a correct answer or a specific error on its own row; nothing leaves by

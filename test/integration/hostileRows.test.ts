@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { mulberry32 } from '../../sandbox/faults';
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../../sandbox/server';
-import { CREDENTIAL_ID, REGISTRY_NODE, engineFor, runRows } from '../harness/fixtures';
+import { CREDENTIAL_ID, REGISTRY_NODE, engineFor, runRows } from '../../harness/fixtures';
 
 // Issue "Hostile world", property-style: a few hundred generated hostile rows (broken unicode, control
 // characters, numbers, objects, very long strings, path tricks) mixed with good ones, under each On

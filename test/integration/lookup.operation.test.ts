@@ -1,6 +1,6 @@
 import { loadCompanies } from '../../sandbox/registry';
 import { AML_ONLY_CLIENT, startSandbox, type Sandbox } from '../../sandbox/server';
-import { CREDENTIAL_ID, REGISTRY_NODE, engineFor, expectEachRowOnce, lookupWorkflow, runRows } from '../harness/fixtures';
+import { CREDENTIAL_ID, REGISTRY_NODE, engineFor, expectEachRowOnce, lookupWorkflow, runRows } from '../../harness/fixtures';
 
 // The Look Up operation inside n8n's engine (WorkflowExecute) against the sandbox over loopback HTTP.
 describe('Company Registry › Look Up', () => {

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { engineFor, expectEachRowOnce, runRows, type Branches } from '../harness/fixtures';
+import { engineFor, expectEachRowOnce, runRows, type Branches } from '../../harness/fixtures';
 
 // A few hundred rows under each kind of trouble; every input row must come out exactly once, on the
 // right output. Transient faults (500, 502, 503, 504, resets, timeouts) are in faults.test.ts.

@@ -1,7 +1,7 @@
 import { TOOL_DESCRIPTION } from '../../nodes/CompanyRegistry/CompanyRegistry.node.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { branchesOf, lookupWorkflow } from '../harness/fixtures';
-import { callTool, exampleToolNode, toolEngineFor, type ToolCaller } from '../harness/tool';
+import { branchesOf, lookupWorkflow } from '../../harness/fixtures';
+import { callTool, exampleToolNode, toolEngineFor, type ToolCaller } from '../../harness/tool';
 
 // The Company Registry Tool executed as n8n 2.41 executes tools, against the sandbox over loopback:
 // - 'mcp': n8n-core's getInputConnectionData → createNodeAsTool → SupplyDataContext (isToolExecution),

@@ -1,8 +1,8 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { loadWorkflow, type Engine, type WorkflowFile } from '../harness/engine';
-import { engineFor } from '../harness/fixtures';
+import { loadWorkflow, type Engine, type WorkflowFile } from '../../harness/engine';
+import { engineFor } from '../../harness/fixtures';
 
 const TRIGGER = 'Company Registry Trigger';
 

@@ -1,9 +1,9 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import type { Engine } from '../harness/engine';
-import { loadWorkflow } from '../harness/engine';
-import { REGISTRY_NODE, engineFor } from '../harness/fixtures';
+import type { Engine } from '../../harness/engine';
+import { loadWorkflow } from '../../harness/engine';
+import { REGISTRY_NODE, engineFor } from '../../harness/fixtures';
 
 // Issue "Watch companies": successive production executions of a schedule-style workflow, with the
 // sandbox changing records between them. Interface document section 6: no events, so the node must

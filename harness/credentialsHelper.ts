@@ -17,7 +17,7 @@ import {
 	type Workflow,
 } from 'n8n-workflow';
 
-import { CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
+import { CompanyRegistryApi } from '../credentials/CompanyRegistryApi.credentials';
 
 /**
  * Credentials the way n8n's own CredentialsHelper treats them (packages/cli/src/credentials-helper.ts):

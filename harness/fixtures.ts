@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { DEMO_CLIENT, type Sandbox } from '../../sandbox/server';
+import { DEMO_CLIENT, type Sandbox } from '../sandbox/server';
 import { Engine, loadWorkflow, type EngineResult, type WorkflowFile } from './engine';
 
 export const CREDENTIAL_ID = 'company-registry-sandbox';

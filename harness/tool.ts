@@ -12,8 +12,8 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { CompanyRegistry } from '../../nodes/CompanyRegistry/CompanyRegistry.node.ts';
-import { DEMO_CLIENT, type Sandbox } from '../../sandbox/server';
+import { CompanyRegistry } from '../nodes/CompanyRegistry/CompanyRegistry.node.ts';
+import { DEMO_CLIENT, type Sandbox } from '../sandbox/server';
 import { Engine, loadWorkflow, type WorkflowFile } from './engine';
 import { CREDENTIAL_ID } from './fixtures';
 import { PACKAGE, TestNodeTypes } from './nodeTypes';

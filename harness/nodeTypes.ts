@@ -9,8 +9,8 @@ import {
 
 // The explicit extension: beside CompanyRegistry.node.ts stands the codex CompanyRegistry.node.json,
 // which tsx's resolver would otherwise pick.
-import { CompanyRegistry } from '../../nodes/CompanyRegistry/CompanyRegistry.node.ts';
-import { CompanyRegistryTrigger } from '../../nodes/CompanyRegistryTrigger/CompanyRegistryTrigger.node.ts';
+import { CompanyRegistry } from '../nodes/CompanyRegistry/CompanyRegistry.node.ts';
+import { CompanyRegistryTrigger } from '../nodes/CompanyRegistryTrigger/CompanyRegistryTrigger.node.ts';
 
 /** The package's node type name, as n8n names a community node: `<package>.<node name>`. */
 export const PACKAGE = 'n8n-nodes-company-registry';
