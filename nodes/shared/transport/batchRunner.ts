@@ -153,6 +153,12 @@ class LookupSession {
 				const waitedMs = rateLimitedSince === undefined ? 0 : Date.now() - rateLimitedSince;
 				return failed({ kind: 'rate-limited', waitedMs, retryAfterMs: permit.until - Date.now() });
 			}
+			if (this.credentialFailure || this.signal.aborted) {
+				// Decided while this request queued: it is not sent.
+				this.tenant.release({ sentAt: permit.sentAt });
+				if (gate.kind === 'probe') this.breaker.record(true, true);
+				continue;
+			}
 			if (this.renewal.renewing) {
 				// A renewal began while this request queued: sending now would only meet another 401.
 				this.tenant.release({ sentAt: permit.sentAt });
