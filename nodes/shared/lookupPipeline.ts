@@ -170,6 +170,13 @@ export async function lookUpRows(
 			tokenWasStored,
 			cancelSignal: 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined,
 			grantedScopes: async () => scopesOf(credentials.accessToken),
+			reloadCredential: async () => {
+				try {
+					Object.assign(credentials, await context.getCredentials(CREDENTIAL_TYPE));
+				} catch {
+					// The copy read at the start still works: n8n fetches a token for it if need be.
+				}
+			},
 		},
 		{ stopAtFirstFailure },
 	);

@@ -118,6 +118,14 @@ describe('Company Registry › Look Up', () => {
 			expect(second.registered).toHaveLength(2);
 		});
 
+		it('three executions started together on one n8n fetch one token, not one each', async () => {
+			const engine = engineFor(sandbox);
+			const sheet = (offset: number) => Array.from({ length: 30 }, (_, index) => ({ country: 'gb', companyId: String(offset + index) }));
+			const runs = await Promise.all([60_000_000, 61_000_000, 62_000_000].map(async (offset) => await runRows(engine, sheet(offset))));
+			for (const run of runs) expect(run.notRegistered).toHaveLength(30);
+			expect(sandbox.counters.tokenRequests).toBe(1);
+		});
+
 		it('refreshes a token revoked mid-execution once, and loses no item', async () => {
 			const engine = engineFor(sandbox);
 			sandbox.onLookup((count) => {

@@ -32,6 +32,11 @@ export interface BatchContext {
 	cancelSignal?: AbortSignal;
 	/** The scopes of the current token, for a 403's message. */
 	grantedScopes: () => Promise<string | undefined>;
+	/**
+	 * Reads the credential from n8n again: an execution that began without a token, while another one
+	 * fetched it, then sends with that token instead of fetching its own.
+	 */
+	reloadCredential: () => Promise<void>;
 }
 
 /** Lookups a worker pool holds in hand per allowed request in flight. */
@@ -103,6 +108,8 @@ class LookupSession {
 	private downFailure: LookupFailure | undefined;
 	private lastTransient: LookupFailure | undefined;
 	private readonly waits: Waits;
+	/** The credential read again before this execution's first request (see BatchContext). */
+	private reloaded: Promise<void> | undefined;
 
 	constructor(
 		private readonly settings: BatchSettings,
@@ -165,6 +172,7 @@ class LookupSession {
 				if (gate.kind === 'probe') this.breaker.record(true, true);
 				continue;
 			}
+			if (!this.context.tokenWasStored) await (this.reloaded ??= this.context.reloadCredential());
 			const generation = this.renewal.current;
 			let answer = await this.context.request(key, 'answer');
 			this.tenant.release(report(permit.sentAt, answer));

@@ -37,6 +37,7 @@ async function run(
 			},
 			tokenWasStored: options.tokenWasStored ?? true,
 			grantedScopes: async () => 'read:aml',
+			reloadCredential: async () => {},
 		},
 		{ stopAtFirstFailure: options.stop ?? false },
 	);
