@@ -42,6 +42,12 @@ describe('Company Registry Trigger', () => {
 		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
 	});
 
+	it('a watchlist entry that is not well-formed text fails the poll with a message naming the entry, before any request', async () => {
+		const workflow = triggerWorkflow([{ country: 'de', companyId: 'HRB12345' }, { country: 'de', companyId: 'FAKE\uD800' }]);
+		await expect(engine.poll(workflow, TRIGGER)).rejects.toThrow('Company 2 of the list: Company ID contains a broken character (a lone UTF-16 surrogate)');
+		expect(sandbox.counters.lookups).toBe(0);
+	});
+
 	it('starts the workflow with one item per change', async () => {
 		await engine.poll(triggerWorkflow(), TRIGGER);
 		sandbox.changeCompany({ country: 'us', companyId: 'C0806592', state: 'ca' }, { status: 'Inactive' });

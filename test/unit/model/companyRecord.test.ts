@@ -21,6 +21,11 @@ describe('company record check', () => {
 		expect(checkCompanyRecord(unregistered)).toEqual({ valid: true, record: unregistered });
 	});
 
+	it.each([['N/A'], [''], ['   ']])('refuses a registered company whose official name is %p: a registered company has a name', (officialName) => {
+		const check = checkCompanyRecord({ ...registered, officialName });
+		expect(check).toEqual({ valid: false, problem: `field 'officialName' is ${JSON.stringify(officialName)}: expected the official name, not blank or 'N/A'` });
+	});
+
 	it('keeps fields a later API version adds (9.2)', () => {
 		const check = checkCompanyRecord({ ...registered, legalForm: 'GmbH' });
 		expect(check.valid && check.record).toMatchObject({ legalForm: 'GmbH' });
