@@ -13,6 +13,7 @@ import { LookupInputError, normalizeCountry, toLookupKey, type LookupKey } from 
 import { runBatch, type BatchSettings } from './transport/batchRunner';
 import { registryError } from './transport/registryError';
 import { CREDENTIAL_TYPE, registryRequest, type RequestSettings } from './transport/registryRequest';
+import { redact, removeSecrets } from './transport/serverText';
 
 /**
  * The path of a row, shared by Look Up, Watch for Changes and the trigger: input fields → lookup key
@@ -59,7 +60,8 @@ export function lookupSettings(credentials: ICredentialDataDecryptedObject, opti
 		maxRateLimitWaitMs: numberOption('Max Rate-Limit Wait', options.maxRateLimitWait, 60, 0, 86_400) * 1000,
 		maxConcurrency: Math.floor(numberOption('Max Concurrent Requests', options.maxConcurrency, DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY)),
 		maxAttempts: Math.floor(numberOption('Max Attempts', options.maxAttempts, DEFAULT_ATTEMPTS, 1, MAX_ATTEMPTS)),
-		maxRequestsPerSecond: maxRequestsPerSecond > 0 ? maxRequestsPerSecond : undefined,
+		// A positive cap below one request per 100 s would park the lookups for good.
+		maxRequestsPerSecond: maxRequestsPerSecond > 0 ? Math.max(0.01, maxRequestsPerSecond) : undefined,
 	};
 }
 
@@ -181,14 +183,14 @@ export async function lookUpRows(
 		{ stopAtFirstFailure },
 	);
 
-	// n8n wrote any renewed token into the credential: errors must carry neither the old nor the new one.
+	// n8n wrote any renewed token into the credential: outputs and errors carry neither the old nor the new one.
 	const secrets = [...secretsAtStart, ...secretsIn(credentials)];
 	const results = Array.from({ length: rows.count }, (_, itemIndex): CompanyRow => {
 		const outcome = outcomes[itemIndex];
 		const key = keys[itemIndex];
 		const inputError = inputErrors.get(itemIndex);
 		if (inputError || !key) return { kind: 'failed', itemIndex, error: inputError ?? cancelled(context, itemIndex) };
-		if (outcome?.kind === 'record') return { kind: 'record', itemIndex, key, record: outcome.record };
+		if (outcome?.kind === 'record') return { kind: 'record', itemIndex, key, record: redactRecord(outcome.record, secrets) };
 		const error =
 			outcome?.kind === 'failed' ? registryError(outcome.failure, { node, itemIndex, key, secrets, ...settings }) : cancelled(context, itemIndex);
 		return { kind: 'failed', itemIndex, key, error };
@@ -205,6 +207,26 @@ const cancelled = (context: Context, itemIndex: number) =>
 	new NodeOperationError(context.getNode(), 'The lookup was cancelled: the run stopped at an earlier failure', { itemIndex });
 
 const isCancelled = (error: Error) => error.message.startsWith('The lookup was cancelled');
+
+/** The record's fields, in the registry's words. Any other field a registry adds passes through. */
+const RECORD_FIELDS = new Set(['isRegistered', 'officialName', 'status', 'registrationDate', 'registeredAddress']);
+
+/**
+ * A record on its way to an output: a registry that echoes the client secret or the token into it
+ * (in any field) must not put them into the run data. Fields beyond the record's own also lose
+ * anything shaped like a token; names and addresses keep every character but the secrets.
+ */
+export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyRecord {
+	const clean = (value: unknown, field: string): unknown => {
+		if (typeof value === 'string') return RECORD_FIELDS.has(field) ? removeSecrets(value, secrets) : redact(value, secrets);
+		if (Array.isArray(value)) return value.map((entry) => clean(entry, field));
+		if (typeof value === 'object' && value !== null) {
+			return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, clean(entry, '')]));
+		}
+		return value;
+	};
+	return Object.fromEntries(Object.entries(record).map(([field, value]) => [field, clean(value, field)])) as CompanyRecord;
+}
 
 /** The values server text must never show: the client secret and the access token. */
 function secretsIn(credentials: ICredentialDataDecryptedObject): string[] {

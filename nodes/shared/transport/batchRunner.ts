@@ -146,6 +146,7 @@ class LookupSession {
 			if (this.credentialFailure) return failed(this.credentialFailure);
 			if (this.signal.aborted) return { kind: 'cancelled' };
 			const gate = await this.breaker.gate(async (ms) => await this.wait(ms));
+			if (this.credentialFailure) return failed(this.credentialFailure);
 			if (gate.kind === 'tripped') return this.signal.aborted ? { kind: 'cancelled' } : failed(this.registryDown());
 			await this.renewal.ready();
 			// Only a lookup that met 429 itself spends its wait budget; the others sit out a (short) pause.
@@ -199,6 +200,7 @@ class LookupSession {
 					return { kind: 'cancelled' };
 				case 'credential':
 					this.credentialFailure ??= { kind: 'credential', message: answer.message };
+					this.breaker.stop();
 					return failed(this.credentialFailure);
 				case 'token-refused':
 					return failed(this.refuseToken());
@@ -269,12 +271,15 @@ class LookupSession {
 			this.tenant.release(report(permit.sentAt, answer));
 			return answer;
 		} finally {
-			this.renewal.finish(answer.kind === 'token-refused');
+			// Only an answer proves a new token is in use; a renewal that got none changes nothing.
+			this.renewal.finish(answer.kind === 'token-refused' ? 'refused' : answer.kind === 'response' ? 'renewed' : 'unknown');
 		}
 	}
 
 	private refuseToken(): LookupFailure {
 		this.credentialFailure ??= { kind: 'token-refused' };
+		// Nobody may be left waiting for a probe's verdict: every lookup now fails with this.
+		this.breaker.stop();
 		return this.credentialFailure;
 	}
 

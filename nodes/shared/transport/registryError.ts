@@ -187,13 +187,9 @@ function describeStatus(
 				description: `${about}. The registry was too slow to answer; try again later.`,
 			};
 		default: {
-			const statusMessage = failure.statusMessage ? ` ${serverTextShort(failure.statusMessage)}` : '';
+			// A reason phrase is short: cut it at 60 characters, and it too may echo a secret.
+			const statusMessage = failure.statusMessage ? ` ${safe(failure.statusMessage).slice(0, 60)}` : '';
 			return { message: `The registry answered HTTP ${status}${statusMessage}`, description: `${about}.${said(failure.body)}` };
 		}
 	}
-}
-
-/** A status line's reason phrase: short, and never a place for secrets. */
-function serverTextShort(text: string): string {
-	return serverText(text, [], 60);
 }

@@ -19,8 +19,8 @@ const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
 /** C0 and C1 controls and bidirectional formatting characters, which could forge or reorder lines. */
 const CONTROL = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 
-/** Removes every occurrence of the given secrets (and their URL-encoded form), tokens and userinfo. */
-export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+/** Removes every occurrence of the given secrets (also URL-encoded or JSON-escaped), and nothing else. */
+export function removeSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
 	let result = text;
 	for (const secret of secrets) {
 		// Very short values would redact ordinary words; a real secret or token is longer.
@@ -29,7 +29,12 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined>)
 			result = result.split(form).join(REDACTED);
 		}
 	}
-	return result.replace(JWT, REDACTED).replace(BEARER, `$1 ${REDACTED}`).replace(USERINFO, '$1');
+	return result;
+}
+
+/** Removes the given secrets, anything shaped like a token, and URL user information. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+	return removeSecrets(text, secrets).replace(JWT, REDACTED).replace(BEARER, `$1 ${REDACTED}`).replace(USERINFO, '$1');
 }
 
 /** Control characters as visible `\u{…}` escapes: a CR/LF or a bidi override cannot forge a line. */

@@ -59,10 +59,13 @@ export class TokenRenewal {
 		return 'renew';
 	}
 
-	/** The renewing request's verdict: the new token was refused too, or it is in use now. */
-	finish(refused: boolean): void {
-		if (refused) this.refusedForGood = true;
-		else {
+	/**
+	 * The renewing request's verdict: the new token was refused too, it is in use now (the registry
+	 * answered), or unknown (no answer: the others send again and may renew again).
+	 */
+	finish(verdict: 'refused' | 'renewed' | 'unknown'): void {
+		if (verdict === 'refused') this.refusedForGood = true;
+		if (verdict === 'renewed') {
 			this.generation += 1;
 			this.accepted = true;
 		}

@@ -123,3 +123,31 @@ describe('batch runner', () => {
 		expect(outcomes[0]).toMatchObject({ kind: 'failed', failure: { kind: 'forbidden', grantedScopes: 'read:aml' } });
 	});
 });
+
+describe('batch runner, when the breaker\'s probe meets a refused token', () => {
+	beforeEach(() => RateController.forgetAll());
+
+	it('ends: every row fails with the token message, none waits for a verdict that never comes', async () => {
+		let calls = 0;
+		const rows = keys(30);
+		const outcomes = await runBatch(
+			rows.length,
+			(index) => rows[index],
+			settings({ maxConcurrency: 20 }),
+			{
+				request: async () => {
+					calls += 1;
+					await new Promise((resolve) => setTimeout(resolve, 1));
+					// The first tries all fail without an answer (the breaker opens); the probe meets a 401.
+					return calls <= 15 ? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' } : status(401);
+				},
+				tokenWasStored: false,
+				grantedScopes: async () => undefined,
+				reloadCredential: async () => {},
+			},
+			{ stopAtFirstFailure: false },
+		);
+		expect(outcomes).toHaveLength(30);
+		expect(new Set(kinds(outcomes as LookupOutcome[]))).toEqual(new Set(['token-refused']));
+	}, 15_000);
+});

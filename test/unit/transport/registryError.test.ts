@@ -46,6 +46,11 @@ describe('registry error', () => {
 		expect(error.description).toContain('The registry asks to wait 3 h, longer than the Max Rate-Limit Wait of 60 s: a quota may be spent.');
 	});
 
+	it('keeps a secret out of the reason phrase of an unlisted status', () => {
+		const error = registryError({ kind: 'http', status: 418, statusMessage: 'top-secret-value', body: {} }, context);
+		expect(error.message).toBe('The registry answered HTTP 418 [redacted]');
+	});
+
 	it('keeps secrets and controls of server text out of every message', () => {
 		const error = registryError({ kind: 'http', status: 500, body: { message: 'echo: top-secret-value\r\nBearer abc' }, attempts: 1 }, context);
 		expect(error.description).toContain('echo: [redacted]\\u{D}\\u{A}Bearer [redacted]');

@@ -9,7 +9,7 @@ describe('token renewal', () => {
 		const waiting = renewal.ready().then(() => (ready = true));
 		await Promise.resolve();
 		expect(ready).toBe(false);
-		renewal.finish(false);
+		renewal.finish('renewed');
 		await waiting;
 		expect(renewal.current).toBe(1);
 		// A request sent with the old token meets 401 late: it sends again, no second renewal.
@@ -27,15 +27,23 @@ describe('token renewal', () => {
 		const renewal = new TokenRenewal(false);
 		renewal.accept(0);
 		expect(renewal.on401(0)).toBe('renew');
-		renewal.finish(false);
+		renewal.finish('renewed');
 		// The renewed token worked (the renewing request was answered): a later revocation renews again.
 		expect(renewal.on401(1)).toBe('renew');
+	});
+
+	it('a renewal that got no answer changes nothing: the next 401 renews again', () => {
+		const renewal = new TokenRenewal(true);
+		expect(renewal.on401(0)).toBe('renew');
+		renewal.finish('unknown');
+		expect(renewal.current).toBe(0);
+		expect(renewal.on401(0)).toBe('renew');
 	});
 
 	it('refuses for good when the renewed token is refused too', () => {
 		const renewal = new TokenRenewal(true);
 		expect(renewal.on401(0)).toBe('renew');
-		renewal.finish(true);
+		renewal.finish('refused');
 		expect(renewal.on401(0)).toBe('refused');
 	});
 });
