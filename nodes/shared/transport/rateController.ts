@@ -11,15 +11,19 @@ import { MAX_TIMER_MS, wait } from './wait';
  * - Until the registry shows a limit, requests go as fast as each execution's concurrency allows
  *   (the first one alone while the credential has no token, so that one token is fetched and stored).
  * - Where answers carry X-RateLimit-Remaining, that budget is spent freely and, once nearly gone,
- *   requests are paced at the refill rate measured from how the budget moves.
+ *   requests are paced at the refill rate measured from how the budget moves. If the registry then
+ *   refuses a paced request although the budget seemed to refill, the budget comes back all at once (a
+ *   window): from then on it is spent whole and nobody sends until X-RateLimit-Reset says it returns;
+ *   the first request after that goes alone, and its answer tells the new budget.
  * - Otherwise 429s teach the limit. The first 429 pauses everybody briefly; the admitted rate is the
  *   successes seen since the start divided by the time including that pause (a bucket refills while
  *   nobody sends), and the burst it allowed sets how much credit may be spent at once. From then on
  *   requests are paced by a mirror token bucket at that rate.
  * - Each later 429 wave is one congestion event: the rate drops to what the registry admitted since the
- *   last event (at least halving it, at most 10% off), and climbs back quickly towards the rate of the
+ *   last event (at least halving it, at most 5% off), and climbs back quickly towards the rate of the
  *   last event, then slowly beyond it, so a limit that rises is found again. Requests sent before an
- *   event that meet 429 belong to it: one wave, one decrease.
+ *   event that meet 429 belong to it: one wave, one decrease. A wave that follows a burst of saved-up
+ *   credit says the registry does not hold bursts (a window, not a bucket): the pace stays, bursts end.
  * - Several waves close together are a storm: everybody waits out the Retry-After (capped, doubling).
  * - A request whose remaining wait budget cannot cover a pause is told at once, so its row can fail
  *   with 429 instead of holding the sheet hostage.
@@ -36,6 +40,8 @@ export interface RequestReport {
 	remaining?: number;
 	/** For a 429: how long the registry asked to wait, where it said so. */
 	retryAfterMs?: number;
+	/** X-RateLimit-Reset, where the registry sent it: in how many ms its budget is refilled. */
+	resetMs?: number;
 }
 
 export interface TenantSettings {
@@ -100,6 +106,10 @@ const STORM_WINDOW_MS = 2_000;
 const STORM_EVENTS = 3;
 /** A 429 to a request sent this soon after the last burst of saved-up credit is the burst's fault. */
 const BURST_BLAME_MS = 1_000;
+/** After a window's reset, how long the first request goes ahead of the rest. */
+const RESET_STAGGER_MS = 25;
+/** How far behind the pace a late timer may let requests catch up at once. */
+const CATCH_UP_MS = 50;
 /** Growth per second of the pace: towards the last event's rate, and beyond it. */
 const RECOVERY_PER_ANSWER = 0.05;
 /** Before any congestion event while paced the first estimate may be low: find the limit quickly. */
@@ -165,6 +175,18 @@ export class RateController {
 	private readonly samples: RemainingSample[] = [];
 	private lastStartAt = 0;
 	private lastBurstAt = Number.NEGATIVE_INFINITY;
+	/** The budget returns whole at a reset (a window), not request by request: seen as a paced 429. */
+	private windowed = false;
+	/** The earliest moment the registry's answers say its budget is refilled (X-RateLimit-Reset). */
+	private resetAt: number | undefined;
+	private lastResetAt = 0;
+	/** After a reset nobody knows the new budget: one request goes alone until an answer tells it. */
+	private probeSentAt: number | undefined;
+	/** What a window's reset gave the last time an answer told it; the budget assumed at the next reset. */
+	private budgetAfterReset: number | undefined;
+	private assumedBudget = false;
+	private probeDue = false;
+	private staggerUntil = 0;
 
 	/** What the controller did, for tests and the benchmark. */
 	readonly stats = { requests: 0, events: 0, pauses: 0 };
@@ -199,6 +221,12 @@ export class RateController {
 		tenant.inFlight -= 1;
 		this.inFlight -= 1;
 		if (report.status !== undefined) this.lastAnswerAt = Date.now();
+		if (this.probeSentAt !== undefined && report.sentAt >= this.probeSentAt) {
+			this.probeSentAt = undefined;
+			// The budget a reset gives: what the answer to the first request after it says, plus that request.
+			if (report.status === 200 && report.remaining !== undefined) this.budgetAfterReset = report.remaining + 1;
+		}
+		if (report.resetMs !== undefined && report.resetMs > 0) this.recordReset(report, now);
 		if (report.status === 429) this.onRateLimited(now, report);
 		else if (report.status !== undefined) this.onAnswered(now, report);
 		this.pump();
@@ -220,6 +248,7 @@ export class RateController {
 				this.wakeAt(startAt);
 				return;
 			}
+			this.afterReset(now);
 			if (this.budgetSpent()) return;
 			this.start(tenant, now);
 		}
@@ -254,10 +283,14 @@ export class RateController {
 		this.firstSentAt ??= now;
 		this.startedSinceRemaining += 1;
 		this.lastStartAt = now;
+		if (this.probeDue) {
+			this.probeDue = false;
+			this.probeSentAt = now;
+		}
 		if (this.rate !== undefined) {
 			this.refreshCredit(now);
 			// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace.
-			if (this.credit >= 2) this.lastBurstAt = now;
+			if (this.credit >= this.catchUpCredit() + 1) this.lastBurstAt = now;
 			this.credit -= 1;
 		}
 		const cap = tenant.settings.maxRequestsPerSecond;
@@ -279,6 +312,14 @@ export class RateController {
 	private nextPacedStart(now: number): number {
 		if (this.remainingIsFresh(now)) {
 			const budgetLeft = this.remaining! - this.startedSinceRemaining;
+			if (this.windowed) {
+				// The first request after a reset goes a little ahead of the others: if the reset was
+				// reckoned early, it alone meets the 429.
+				if (this.startedSinceRemaining >= 1 && this.staggerUntil > now) return this.staggerUntil;
+				// A window's budget is spent whole, then everybody waits for its reset.
+				if (budgetLeft >= 1 || this.resetAt === undefined || this.resetAt <= now) return 0;
+				return this.resetAt;
+			}
 			// While the registry's budget lasts, spend it; pace at the refill rate once it is nearly gone.
 			if (budgetLeft >= 2 || this.refillIntervalMs === 0) return 0;
 			return this.lastStartAt + this.refillIntervalMs;
@@ -289,24 +330,72 @@ export class RateController {
 		return now + ((1 - this.credit) * 1000) / this.rate;
 	}
 
-	/** With a known budget and no refill estimate yet, wait for an answer rather than guess. */
+	/**
+	 * Wait for an answer rather than guess: with a known budget spent and no refill estimate yet, or
+	 * while the one request sent after a window's reset is out.
+	 */
 	private budgetSpent(): boolean {
+		if (this.probeSentAt !== undefined) return true;
 		const now = Date.now();
 		return (
 			this.remainingIsFresh(now) &&
 			this.remaining! - this.startedSinceRemaining <= 0 &&
-			this.refillIntervalMs === 0 &&
+			(this.refillIntervalMs === 0 || this.windowed) &&
 			this.inFlight > 0
 		);
 	}
 
+	/**
+	 * A window's reset has come: its budget is what the last reset gave, where an answer told it;
+	 * otherwise one request goes alone and its answer tells it.
+	 */
+	private afterReset(now: number): void {
+		if (!this.windowed || !this.remainingIsFresh(now) || this.remaining! - this.startedSinceRemaining >= 1) return;
+		if (this.resetAt === undefined || this.resetAt > now) return;
+		this.resetAt = undefined;
+		this.lastResetAt = now;
+		if (this.budgetAfterReset !== undefined) {
+			this.remaining = this.budgetAfterReset;
+			this.remainingAt = now;
+			this.startedSinceRemaining = 0;
+			this.assumedBudget = true;
+			this.staggerUntil = now + RESET_STAGGER_MS;
+		} else {
+			this.remaining = undefined;
+			this.probeDue = true;
+		}
+	}
+
+	/**
+	 * X-RateLimit-Reset, counted from the answer's arrival: the registry counted it earlier, so the budget
+	 * is back by then (whole seconds make it up to a second late; the earliest answer of a window tells best).
+	 */
+	private recordReset(report: RequestReport, now: number): void {
+		// An answer to a request sent before the last reset speaks of the window that ended.
+		if (report.sentAt < this.lastResetAt) return;
+		const at = (report.sentAt + now) / 2 + report.resetMs!;
+		if (at <= now) return;
+		if (this.resetAt === undefined || this.resetAt <= now || at < this.resetAt) this.resetAt = at;
+	}
+
 	private remainingIsFresh(now: number): boolean {
-		return this.remaining !== undefined && now - this.remainingAt < REMAINING_TTL_MS;
+		if (this.remaining === undefined) return false;
+		// A spent window's budget holds until its reset, however long the window.
+		return now - this.remainingAt < REMAINING_TTL_MS || (this.windowed && this.resetAt !== undefined && this.resetAt > now);
+	}
+
+	/**
+	 * Credit kept even where the registry holds no burst: a timer fires a little late, and without this
+	 * slack every late wake-up would be lost from the pace.
+	 */
+	private catchUpCredit(): number {
+		return Math.max(1, ((this.rate ?? 0) * CATCH_UP_MS) / 1000);
 	}
 
 	private refreshCredit(now: number): void {
 		if (this.rate === undefined) return;
-		this.credit = Math.min(this.creditCap, this.credit + (Math.max(0, now - this.creditAt) * this.rate) / 1000);
+		const cap = Math.max(this.creditCap, this.catchUpCredit());
+		this.credit = Math.min(cap, this.credit + (Math.max(0, now - this.creditAt) * this.rate) / 1000);
 		this.creditAt = now;
 	}
 
@@ -336,6 +425,7 @@ export class RateController {
 	}
 
 	private onRateLimited(now: number, report: RequestReport): void {
+		if (this.budgetRefused(now, report)) return;
 		// A request sent before the last event met the same congestion: one wave, one decrease.
 		if (this.lastEventAt !== undefined && report.sentAt <= this.lastEventAt) return;
 		this.stats.events += 1;
@@ -359,13 +449,15 @@ export class RateController {
 				this.creditCap = Math.max(1, Math.min(answered, answered - (this.rate * activeMs) / 1000));
 			}
 			this.pauseUntil(now + pauseMs);
-		} else if (report.sentAt - this.lastBurstAt < BURST_BLAME_MS) {
-			// The registry did not hold the burst (a window, not a bucket): keep the pace, burst less.
-			this.creditCap = Math.max(1, this.creditCap / 2);
+		} else if (this.creditCap > this.catchUpCredit() && report.sentAt - this.lastBurstAt < BURST_BLAME_MS) {
+			// The registry did not hold the burst (a window, not a bucket): keep the pace, burst no more,
+			// and let the burst leave the registry's window before sending on.
+			this.creditCap = 1;
+			this.pauseUntil(now + Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS));
 		} else {
 			const admitted = (answered * 1000) / Math.max(1, now - since);
 			this.ceiling = this.rate;
-			this.rate = Math.max(0.1, Math.min(0.9 * this.rate, Math.max(0.5 * this.rate, admitted)));
+			this.rate = Math.max(0.1, Math.min(0.95 * this.rate, Math.max(0.5 * this.rate, admitted)));
 			this.creditCap = Math.max(1, Math.min(this.creditCap, this.rate / 10));
 			if (this.recentEvents.length >= STORM_EVENTS) {
 				const pauseMs = Math.min(STORM_PAUSE_MAX_MS, report.retryAfterMs ?? 1000, 1000 * 2 ** this.stormLevel);
@@ -377,6 +469,32 @@ export class RateController {
 		this.creditAt = now;
 	}
 
+	/**
+	 * A 429 while the registry's own budget said go (or to the budget assumed after a reset): the budget
+	 * comes back whole at a reset, not request by request. Where the registry says when (X-RateLimit-Reset
+	 * or Retry-After), nobody sends again until then; returns false where it does not, and the 429 teaches
+	 * a pace instead.
+	 */
+	private budgetRefused(now: number, report: RequestReport): boolean {
+		if (!this.remainingIsFresh(now) && !this.windowed) return false;
+		if (this.resetAt === undefined || this.resetAt <= now) {
+			if (report.retryAfterMs === undefined) return false;
+			this.resetAt = now + Math.max(report.retryAfterMs, 100);
+		}
+		if (report.sentAt > (this.lastEventAt ?? Number.NEGATIVE_INFINITY)) {
+			this.stats.events += 1;
+			this.lastEventAt = now;
+		}
+		this.windowed = true;
+		// An assumed budget was too much: the next reset is probed again.
+		if (this.assumedBudget) this.budgetAfterReset = undefined;
+		this.assumedBudget = false;
+		this.remaining = 0;
+		this.remainingAt = now;
+		this.startedSinceRemaining = this.inFlight;
+		return true;
+	}
+
 	private pauseUntil(time: number): void {
 		if (time > this.pausedUntil) this.stats.pauses += 1;
 		this.pausedUntil = Math.max(this.pausedUntil, time);
@@ -385,6 +503,7 @@ export class RateController {
 	/** X-RateLimit-Remaining: the registry's budget now, and (over a window) how fast it refills. */
 	private recordRemaining(now: number, remaining: number): void {
 		this.remaining = remaining;
+		this.assumedBudget = false;
 		this.remainingAt = now;
 		// Requests still in flight were sent before this answer and will spend from this budget.
 		this.startedSinceRemaining = this.inFlight;

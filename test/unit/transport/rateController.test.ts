@@ -92,6 +92,44 @@ describe('rate controller', () => {
 		expect(Date.now() - started_).toBeGreaterThanOrEqual(190);
 	});
 
+	it('waits for a window\'s reset once the registry refuses beyond its own budget, then sends one request alone', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 10 });
+		// A budget of 3, spent: the answers say when it comes back (X-RateLimit-Reset: 0.3 s).
+		for (const remaining of [2, 1, 0]) {
+			const permit = await tenant.acquire();
+			tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 200, remaining, resetMs: 300 });
+		}
+		const beyond = await tenant.acquire();
+		tenant.release({ sentAt: beyond.kind === 'go' ? beyond.sentAt : 0, status: 429, resetMs: 300 });
+		// Nobody sends before the reset; after it, one request alone, whose answer tells the new budget.
+		expect(await startedWithin(tenant, 5, 150)).toBe(0);
+		await tick(250);
+		expect(controller.stats.requests).toBe(5);
+		await tick(50);
+		expect(controller.stats.requests).toBe(5);
+		expect(controller.stats.pauses).toBe(0);
+	});
+
+	it('spends a window\'s budget whole at the next reset, as the last reset gave it', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 10 });
+		const answer = async (status: number, remaining?: number) => {
+			const permit = await tenant.acquire();
+			tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status, remaining, resetMs: 200 });
+		};
+		await answer(200, 0);
+		await answer(429);
+		// The reset: one request alone learns the budget (3 with itself), and it is spent.
+		await answer(200, 2);
+		await answer(200, 1);
+		await answer(200, 0);
+		expect(await startedWithin(tenant, 4, 100)).toBe(0);
+		// The next reset: three at once, no lone request first.
+		await tick(200);
+		expect(controller.stats.requests).toBe(8);
+	});
+
 	it('gives a leaving execution\'s waiters a cancellation, not a hang', async () => {
 		const controller = new RateController();
 		const tenant = controller.join({ maxConcurrency: 1, firstRequestAlone: true });
