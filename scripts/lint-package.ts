@@ -2,9 +2,9 @@
 // eslint.config.mjs, the tsconfigs, nodes/ and credentials/, staged in a temporary folder. n8n-node lint
 // runs `eslint .` over its working folder, and n8n's default config lints every .ts file there
 // (@n8n/node-cli dist/commands/lint.js:22, dist/configs/eslint.js:18-19); this repository also holds the
-// sandbox, tests, benchmarks and scripts, which rightly use node:http, timers and console. Until the
-// package moves into a folder of its own (README, Development), staging gives n8n-node lint the package's
-// folder as it will be; eslint.dev.config.mjs lints the rest.
+// sandbox, tests, benchmarks and scripts, which rightly use node:http, timers and console, so staging
+// gives n8n-node lint the package folder n8n expects (README, Development: why not a packages/ folder);
+// eslint.dev.config.mjs lints the rest.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
