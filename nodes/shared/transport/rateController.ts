@@ -54,6 +54,11 @@ export interface TenantSettings {
 	firstRequestAlone?: boolean;
 	/** Optional user cap for this execution; undefined for none. */
 	maxRequestsPerSecond?: number;
+	/**
+	 * How long one lookup may wait for the registry's rate limit: a window whose reset is further away
+	 * (a spent daily quota) fails the waiting lookups at once instead of holding them.
+	 */
+	maxRateLimitWaitMs?: number;
 }
 
 export type Acquired = { kind: 'go'; sentAt: number } | { kind: 'cancelled' } | { kind: 'paused'; until: number };
@@ -108,6 +113,10 @@ const STORM_EVENTS = 3;
 const BURST_BLAME_MS = 1_000;
 /** After a window's reset, how long the first request goes ahead of the rest. */
 const RESET_STAGGER_MS = 25;
+/** The shortest wait for a window's reset, whatever the headers say. */
+const MIN_WAIT_MS = 100;
+/** After a refusal that suggests a window, how long until one request alone tells window from bucket. */
+const CONFIRM_AFTER_MS = 100;
 /** How far behind the pace a late timer may let requests catch up at once. */
 const CATCH_UP_MS = 50;
 /** Growth per second of the pace: towards the last event's rate, and beyond it. */
@@ -175,18 +184,12 @@ export class RateController {
 	private readonly samples: RemainingSample[] = [];
 	private lastStartAt = 0;
 	private lastBurstAt = Number.NEGATIVE_INFINITY;
-	/** The budget returns whole at a reset (a window), not request by request: seen as a paced 429. */
-	private windowed = false;
-	/** The earliest moment the registry's answers say its budget is refilled (X-RateLimit-Reset). */
+	/** The earliest moment the answers say the registry's budget is refilled (X-RateLimit-Reset). */
 	private resetAt: number | undefined;
-	private lastResetAt = 0;
-	/** After a reset nobody knows the new budget: one request goes alone until an answer tells it. */
-	private probeSentAt: number | undefined;
-	/** What a window's reset gave the last time an answer told it; the budget assumed at the next reset. */
-	private budgetAfterReset: number | undefined;
-	private assumedBudget = false;
-	private probeDue = false;
-	private staggerUntil = 0;
+	/** Set once the registry refused beyond its own budget: it comes back whole, at a reset. */
+	private window: WindowBudget | undefined;
+	/** A suspected window was a bucket after all. */
+	private refillsSeen = false;
 
 	/** What the controller did, for tests and the benchmark. */
 	readonly stats = { requests: 0, events: 0, pauses: 0 };
@@ -221,12 +224,13 @@ export class RateController {
 		tenant.inFlight -= 1;
 		this.inFlight -= 1;
 		if (report.status !== undefined) this.lastAnswerAt = Date.now();
-		if (this.probeSentAt !== undefined && report.sentAt >= this.probeSentAt) {
-			this.probeSentAt = undefined;
-			// The budget a reset gives: what the answer to the first request after it says, plus that request.
-			if (report.status === 200 && report.remaining !== undefined) this.budgetAfterReset = report.remaining + 1;
-		}
-		if (report.resetMs !== undefined && report.resetMs > 0) this.recordReset(report, now);
+		if (this.window) {
+			this.window.answered(report, now);
+			if (this.window.refuted) {
+				this.window = undefined;
+				this.refillsSeen = true;
+			}
+		} else if (report.resetMs !== undefined && report.resetMs > 0) this.recordReset(report, now);
 		if (report.status === 429) this.onRateLimited(now, report);
 		else if (report.status !== undefined) this.onAnswered(now, report);
 		this.pump();
@@ -235,21 +239,24 @@ export class RateController {
 	/** Starts what may start now, executions in turn; arranges to be called again when more may. */
 	private pump(): void {
 		const now = Date.now();
-		const holdUntil = Math.max(this.pausedUntil, this.nextPacedStart(now));
+		const paced = this.nextPacedStart(now);
+		// Nothing may start before an answer tells more; that answer pumps again.
+		if (paced === undefined) return;
+		const holdUntil = Math.max(this.pausedUntil, paced);
 		for (const tenant of this.tenants) {
 			// Nobody can start before holdUntil: those who may not wait that long are told now.
-			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil);
+			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil, this.window !== undefined && paced >= holdUntil);
 		}
 		for (;;) {
 			const tenant = this.nextTenant(now);
 			if (!tenant) return;
-			const startAt = Math.max(this.pausedUntil, this.nextPacedStart(now), tenant.nextStartAt);
+			const pacedStart = this.nextPacedStart(now);
+			if (pacedStart === undefined) return;
+			const startAt = Math.max(this.pausedUntil, pacedStart, tenant.nextStartAt);
 			if (startAt > now) {
 				this.wakeAt(startAt);
 				return;
 			}
-			this.afterReset(now);
-			if (this.budgetSpent()) return;
 			this.start(tenant, now);
 		}
 	}
@@ -283,10 +290,7 @@ export class RateController {
 		this.firstSentAt ??= now;
 		this.startedSinceRemaining += 1;
 		this.lastStartAt = now;
-		if (this.probeDue) {
-			this.probeDue = false;
-			this.probeSentAt = now;
-		}
+		this.window?.started(now);
 		if (this.rate !== undefined) {
 			this.refreshCredit(now);
 			// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace.
@@ -298,31 +302,31 @@ export class RateController {
 		waiter.resolve({ kind: 'go', sentAt: now });
 	}
 
-	private refuseImpatient(tenant: Tenant, until: number): void {
+	private refuseImpatient(tenant: Tenant, until: number, windowReset: boolean): void {
+		const now = Date.now();
+		// Waiting for a window's reset is waiting for the rate limit: not longer than the execution allows.
+		const windowLimit = windowReset ? now + (tenant.settings.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
 		for (let index = tenant.queue.length - 1; index >= 0; index--) {
 			const waiter = tenant.queue[index];
-			if (waiter.notAfter < until) {
+			if (Math.min(waiter.notAfter, windowLimit) < until) {
 				tenant.queue.splice(index, 1);
 				waiter.resolve({ kind: 'paused', until });
 			}
 		}
 	}
 
-	/** When the pace allows the next start: at once while the budget or the credit lasts. */
-	private nextPacedStart(now: number): number {
+	/**
+	 * When the pace allows the next start: at once while the budget or the credit lasts; undefined while
+	 * only an answer can tell (a known budget spent, no refill measured yet, requests in flight).
+	 */
+	private nextPacedStart(now: number): number | undefined {
+		if (this.window) return this.window.nextStart(now, this.inFlight);
 		if (this.remainingIsFresh(now)) {
 			const budgetLeft = this.remaining! - this.startedSinceRemaining;
-			if (this.windowed) {
-				// The first request after a reset goes a little ahead of the others: if the reset was
-				// reckoned early, it alone meets the 429.
-				if (this.startedSinceRemaining >= 1 && this.staggerUntil > now) return this.staggerUntil;
-				// A window's budget is spent whole, then everybody waits for its reset.
-				if (budgetLeft >= 1 || this.resetAt === undefined || this.resetAt <= now) return 0;
-				return this.resetAt;
-			}
 			// While the registry's budget lasts, spend it; pace at the refill rate once it is nearly gone.
-			if (budgetLeft >= 2 || this.refillIntervalMs === 0) return 0;
-			return this.lastStartAt + this.refillIntervalMs;
+			if (budgetLeft >= 2) return 0;
+			if (this.refillIntervalMs > 0) return this.lastStartAt + this.refillIntervalMs;
+			return budgetLeft <= 0 && this.inFlight > 0 ? undefined : 0;
 		}
 		if (this.rate === undefined) return 0;
 		this.refreshCredit(now);
@@ -331,57 +335,16 @@ export class RateController {
 	}
 
 	/**
-	 * Wait for an answer rather than guess: with a known budget spent and no refill estimate yet, or
-	 * while the one request sent after a window's reset is out.
-	 */
-	private budgetSpent(): boolean {
-		if (this.probeSentAt !== undefined) return true;
-		const now = Date.now();
-		return (
-			this.remainingIsFresh(now) &&
-			this.remaining! - this.startedSinceRemaining <= 0 &&
-			(this.refillIntervalMs === 0 || this.windowed) &&
-			this.inFlight > 0
-		);
-	}
-
-	/**
-	 * A window's reset has come: its budget is what the last reset gave, where an answer told it;
-	 * otherwise one request goes alone and its answer tells it.
-	 */
-	private afterReset(now: number): void {
-		if (!this.windowed || !this.remainingIsFresh(now) || this.remaining! - this.startedSinceRemaining >= 1) return;
-		if (this.resetAt === undefined || this.resetAt > now) return;
-		this.resetAt = undefined;
-		this.lastResetAt = now;
-		if (this.budgetAfterReset !== undefined) {
-			this.remaining = this.budgetAfterReset;
-			this.remainingAt = now;
-			this.startedSinceRemaining = 0;
-			this.assumedBudget = true;
-			this.staggerUntil = now + RESET_STAGGER_MS;
-		} else {
-			this.remaining = undefined;
-			this.probeDue = true;
-		}
-	}
-
-	/**
-	 * X-RateLimit-Reset, counted from the answer's arrival: the registry counted it earlier, so the budget
-	 * is back by then (whole seconds make it up to a second late; the earliest answer of a window tells best).
+	 * X-RateLimit-Reset, kept as the earliest moment the answers say the budget is back: a window's
+	 * earliest request tells best (whole seconds make later ones up to a second late).
 	 */
 	private recordReset(report: RequestReport, now: number): void {
-		// An answer to a request sent before the last reset speaks of the window that ended.
-		if (report.sentAt < this.lastResetAt) return;
-		const at = (report.sentAt + now) / 2 + report.resetMs!;
-		if (at <= now) return;
-		if (this.resetAt === undefined || this.resetAt <= now || at < this.resetAt) this.resetAt = at;
+		this.resetAt = earliestReset(this.resetAt, report, now);
 	}
 
 	private remainingIsFresh(now: number): boolean {
 		if (this.remaining === undefined) return false;
-		// A spent window's budget holds until its reset, however long the window.
-		return now - this.remainingAt < REMAINING_TTL_MS || (this.windowed && this.resetAt !== undefined && this.resetAt > now);
+		return now - this.remainingAt < REMAINING_TTL_MS;
 	}
 
 	/**
@@ -425,7 +388,7 @@ export class RateController {
 	}
 
 	private onRateLimited(now: number, report: RequestReport): void {
-		if (this.budgetRefused(now, report)) return;
+		if (this.window || this.budgetRefused(now, report)) return;
 		// A request sent before the last event met the same congestion: one wave, one decrease.
 		if (this.lastEventAt !== undefined && report.sentAt <= this.lastEventAt) return;
 		this.stats.events += 1;
@@ -455,9 +418,13 @@ export class RateController {
 			this.creditCap = 1;
 			this.pauseUntil(now + Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS));
 		} else {
-			const admitted = (answered * 1000) / Math.max(1, now - since);
-			this.ceiling = this.rate;
-			this.rate = Math.max(0.1, Math.min(0.95 * this.rate, Math.max(0.5 * this.rate, admitted)));
+			// Admitted per second of sending: a pause since the last event is no time the registry refused.
+			const sendingSince = this.pausedUntil > since && this.pausedUntil < now ? this.pausedUntil : since;
+			const admitted = (answered * 1000) / Math.max(1, now - sendingSince);
+			// The pace to climb back to is what the registry took, not the pace that overshot it: where
+			// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then.
+			this.ceiling = Math.min(this.rate, Math.max(0.5 * this.rate, admitted));
+			this.rate = Math.max(0.1, Math.min(0.95 * this.rate, this.ceiling));
 			this.creditCap = Math.max(1, Math.min(this.creditCap, this.rate / 10));
 			if (this.recentEvents.length >= STORM_EVENTS) {
 				const pauseMs = Math.min(STORM_PAUSE_MAX_MS, report.retryAfterMs ?? 1000, 1000 * 2 ** this.stormLevel);
@@ -470,28 +437,20 @@ export class RateController {
 	}
 
 	/**
-	 * A 429 while the registry's own budget said go (or to the budget assumed after a reset): the budget
-	 * comes back whole at a reset, not request by request. Where the registry says when (X-RateLimit-Reset
-	 * or Retry-After), nobody sends again until then; returns false where it does not, and the 429 teaches
-	 * a pace instead.
+	 * A 429 while the registry's own budget said go, and before any refill was seen: its budget may come
+	 * back whole at a reset, not request by request (a window). Where the registry says when
+	 * (X-RateLimit-Reset, or Retry-After), one request alone a moment later tells: refused too, it is a
+	 * window, reckoned per window from then on; admitted, it is a bucket (and stays one). Where the
+	 * registry does not say when, the 429 teaches a pace instead.
 	 */
 	private budgetRefused(now: number, report: RequestReport): boolean {
-		if (!this.remainingIsFresh(now) && !this.windowed) return false;
-		if (this.resetAt === undefined || this.resetAt <= now) {
-			if (report.retryAfterMs === undefined) return false;
-			this.resetAt = now + Math.max(report.retryAfterMs, 100);
-		}
-		if (report.sentAt > (this.lastEventAt ?? Number.NEGATIVE_INFINITY)) {
-			this.stats.events += 1;
-			this.lastEventAt = now;
-		}
-		this.windowed = true;
-		// An assumed budget was too much: the next reset is probed again.
-		if (this.assumedBudget) this.budgetAfterReset = undefined;
-		this.assumedBudget = false;
-		this.remaining = 0;
-		this.remainingAt = now;
-		this.startedSinceRemaining = this.inFlight;
+		// A budget seen to refill between answers is a bucket's: its refill rate paces, not resets.
+		if (!this.remainingIsFresh(now) || this.refillIntervalMs > 0 || this.refillsSeen) return false;
+		const resetAt = earliestReset(this.resetAt, report, now) ?? (report.retryAfterMs === undefined ? undefined : now + report.retryAfterMs);
+		if (resetAt === undefined) return false;
+		this.stats.events += 1;
+		this.lastEventAt = now;
+		this.window = new WindowBudget(now, Math.max(resetAt, now + MIN_WAIT_MS));
 		return true;
 	}
 
@@ -503,7 +462,6 @@ export class RateController {
 	/** X-RateLimit-Remaining: the registry's budget now, and (over a window) how fast it refills. */
 	private recordRemaining(now: number, remaining: number): void {
 		this.remaining = remaining;
-		this.assumedBudget = false;
 		this.remainingAt = now;
 		// Requests still in flight were sent before this answer and will spend from this budget.
 		this.startedSinceRemaining = this.inFlight;
@@ -515,5 +473,124 @@ export class RateController {
 			const refillPerSecond = ((remaining - first.remaining + (this.answered - first.answered)) * 1000) / spanMs;
 			if (refillPerSecond > 0) this.refillIntervalMs = 1000 / refillPerSecond;
 		}
+	}
+}
+
+/** The earliest of a known reset and the one this answer tells, where it is still ahead. */
+function earliestReset(known: number | undefined, report: RequestReport, now: number): number | undefined {
+	const current = known !== undefined && known > now ? known : undefined;
+	if (report.resetMs === undefined || report.resetMs <= 0) return current;
+	// Counted from when the request left: a request sent that long after this one reaches the registry
+	// about when the budget is back (from when it answered, each window would start a little later).
+	const at = report.sentAt + report.resetMs;
+	if (at <= now) return current;
+	return current === undefined ? at : Math.min(current, at);
+}
+
+/**
+ * A registry whose budget comes back whole at a reset (a fixed window, a quota): the budget is spent,
+ * then nobody sends until X-RateLimit-Reset says it is back. What a reset gives is told by the answer to
+ * the one request sent alone after it (later answers overtake each other, so their remaining counts are
+ * only roughly ordered); a refusal within a window lowers it to what that window admitted.
+ */
+class WindowBudget {
+	private lastResetAt: number;
+	/** Our requests sent since the last reset and not refused, oldest first. */
+	private starts: number[] = [];
+	/** This window's budget; undefined after a reset until an answer tells it (one request goes alone). */
+	private budget: number | undefined = 0;
+	/** What a reset gave the last time answers told it: assumed at the next reset. */
+	private given: number | undefined;
+	private probeSentAt: number | undefined;
+	private staggerUntil = 0;
+	/** Refusals of the first request after a reset in a row: the reset came a little later than reckoned. */
+	private early = 0;
+	private holdUntil = 0;
+
+	/** Not yet sure: the one request sent after a moment decides (see budgetRefused). */
+	private confirming = true;
+	/** That request was admitted: the budget refills request by request, a bucket's. */
+	refuted = false;
+
+	/** Entered on a refusal: one request alone after a moment, then (a window) nobody until `resetAt`. */
+	constructor(
+		now: number,
+		private resetAt: number | undefined,
+	) {
+		this.lastResetAt = now;
+		this.budget = undefined;
+		this.holdUntil = now + CONFIRM_AFTER_MS;
+	}
+
+	/** When the next request may start; undefined while only an answer can tell. */
+	nextStart(now: number, inFlight: number): number | undefined {
+		if (this.probeSentAt !== undefined) return undefined;
+		if (this.holdUntil > now) return this.holdUntil;
+		if (this.left() < 1 && this.resetAt !== undefined && this.resetAt <= now) this.reset(now);
+		if (this.left() >= 1) {
+			// The first request after a reset goes a little ahead: if the reset was reckoned early, it
+			// alone meets the 429.
+			return this.starts.length >= 1 && this.staggerUntil > now ? this.staggerUntil : 0;
+		}
+		if (this.resetAt !== undefined) return this.resetAt;
+		// Spent, and no answer said when it returns: the answers still out will; with none out, ask.
+		return inFlight > 0 ? undefined : 0;
+	}
+
+	started(now: number): void {
+		if (this.budget === undefined) this.probeSentAt = now;
+		this.starts.push(now);
+	}
+
+	answered(report: RequestReport, now: number): void {
+		if (this.probeSentAt !== undefined && report.sentAt >= this.probeSentAt) {
+			this.probeSentAt = undefined;
+			if (this.confirming) {
+				this.confirming = report.status === undefined;
+				if (report.status === 429) {
+					// A window: spent until its reset.
+					this.budget = 0;
+					this.starts = [];
+					this.resetAt = earliestReset(this.resetAt, report, now);
+				} else if (report.status !== undefined && report.status < 300) this.refuted = true;
+				return;
+			}
+		}
+		// An answer to a request sent before the last reset speaks of the window that ended.
+		if (report.sentAt < this.lastResetAt) return;
+		const before = this.starts.filter((start) => start < report.sentAt).length;
+		// A refusal of the first request after a reset tells nothing of the next one.
+		if (report.status !== 429 || before > 0) this.resetAt = earliestReset(this.resetAt, report, now);
+		if (report.status === 429) {
+			const at = this.starts.indexOf(report.sentAt);
+			if (at >= 0) this.starts.splice(at, 1);
+			if (before === 0) {
+				// Refused with none of ours before it: the reset was reckoned a little early, not the
+				// budget wrong; nobody sends for a moment, longer each time in a row.
+				this.holdUntil = now + RESET_STAGGER_MS * 2 ** Math.min(this.early++, 6);
+				return;
+			}
+			this.budget = Math.min(this.budget ?? Number.POSITIVE_INFINITY, before);
+			this.given = this.budget;
+			return;
+		}
+		if (report.status === undefined || report.status >= 300) return;
+		this.early = 0;
+		if (this.budget === undefined && report.remaining !== undefined) {
+			this.budget = before + 1 + report.remaining;
+			this.given = this.budget;
+		}
+	}
+
+	private left(): number {
+		return this.budget === undefined ? 1 : this.budget - this.starts.length;
+	}
+
+	private reset(now: number): void {
+		this.lastResetAt = now;
+		this.resetAt = undefined;
+		this.starts = [];
+		this.budget = this.given;
+		this.staggerUntil = now + RESET_STAGGER_MS;
 	}
 }

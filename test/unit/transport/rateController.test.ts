@@ -92,42 +92,66 @@ describe('rate controller', () => {
 		expect(Date.now() - started_).toBeGreaterThanOrEqual(190);
 	});
 
-	it('waits for a window\'s reset once the registry refuses beyond its own budget, then sends one request alone', async () => {
+	/** One request through the controller, answered at once as told. */
+	const answer = async (tenant: Tenant, status: number, remaining?: number, resetMs = 300) => {
+		const permit = await tenant.acquire();
+		tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status, remaining, resetMs });
+	};
+
+	it('tells a window from a bucket by one request a moment after the registry refused beyond its own budget', async () => {
 		const controller = new RateController();
-		const tenant = controller.join({ maxConcurrency: 10 });
+		const window = controller.join({ maxConcurrency: 10 });
 		// A budget of 3, spent: the answers say when it comes back (X-RateLimit-Reset: 0.3 s).
-		for (const remaining of [2, 1, 0]) {
-			const permit = await tenant.acquire();
-			tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 200, remaining, resetMs: 300 });
-		}
-		const beyond = await tenant.acquire();
-		tenant.release({ sentAt: beyond.kind === 'go' ? beyond.sentAt : 0, status: 429, resetMs: 300 });
-		// Nobody sends before the reset; after it, one request alone, whose answer tells the new budget.
-		expect(await startedWithin(tenant, 5, 150)).toBe(0);
-		await tick(250);
+		for (const remaining of [2, 1, 0]) await answer(window, 200, remaining);
+		await answer(window, 429);
+		// A moment later one request alone; refused too, it is a window: nobody sends until the reset.
+		expect(await startedWithin(window, 1, 60)).toBe(0);
+		await tick(60);
 		expect(controller.stats.requests).toBe(5);
-		await tick(50);
-		expect(controller.stats.requests).toBe(5);
-		expect(controller.stats.pauses).toBe(0);
+		controller.release(window, { sentAt: Date.now(), status: 429, resetMs: 200 });
+		expect(await startedWithin(window, 4, 100)).toBe(0);
+		// After the reset, one request alone, whose answer tells the new budget.
+		await tick(150);
+		expect(controller.stats.requests).toBe(6);
+
+		const bucket = new RateController();
+		const tenant = bucket.join({ maxConcurrency: 10 });
+		for (const remaining of [2, 1, 0]) await answer(tenant, 200, remaining);
+		await answer(tenant, 429);
+		// Admitted a moment later: the budget refills request by request, so requests go on at once.
+		await answer(tenant, 200, 0);
+		expect(await startedWithin(tenant, 3, 50)).toBeGreaterThan(0);
 	});
+
+	/** A window of 3 requests, known: spent, and waiting for its reset in about 0.3 s. */
+	async function knownWindow(tenant: Tenant): Promise<void> {
+		await answer(tenant, 200, 0);
+		await answer(tenant, 429);
+		await answer(tenant, 429);
+		// The reset: one request alone learns the budget (3 with itself), and it is spent.
+		await answer(tenant, 200, 2);
+		await answer(tenant, 200, 1);
+		await answer(tenant, 200, 0);
+	}
 
 	it('spends a window\'s budget whole at the next reset, as the last reset gave it', async () => {
 		const controller = new RateController();
 		const tenant = controller.join({ maxConcurrency: 10 });
-		const answer = async (status: number, remaining?: number) => {
-			const permit = await tenant.acquire();
-			tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status, remaining, resetMs: 200 });
-		};
-		await answer(200, 0);
-		await answer(429);
-		// The reset: one request alone learns the budget (3 with itself), and it is spent.
-		await answer(200, 2);
-		await answer(200, 1);
-		await answer(200, 0);
+		await knownWindow(tenant);
 		expect(await startedWithin(tenant, 4, 100)).toBe(0);
 		// The next reset: three at once, no lone request first.
-		await tick(200);
-		expect(controller.stats.requests).toBe(8);
+		await tick(300);
+		expect(controller.stats.requests).toBe(9);
+	});
+
+	it('a reset reckoned a little early costs the first request a 429 and the others a moment, not a window', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 10 });
+		await knownWindow(tenant);
+		await tick(300);
+		// The first request after the reset is refused, saying "a second" (whole seconds, rounded up).
+		await answer(tenant, 429, undefined, 1000);
+		expect(await startedWithin(tenant, 3, 150)).toBe(3);
 	});
 
 	it('gives a leaving execution\'s waiters a cancellation, not a hang', async () => {
