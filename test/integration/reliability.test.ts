@@ -56,6 +56,21 @@ describe('reliability on a few hundred rows', () => {
 		});
 	});
 
+	it('a fixed window that sends its budget and reset: the budget is spent whole and the reset awaited, so 429s stay few', async () => {
+		sandbox.setRateLimit({ family: 'fixed-window', limit: 40, windowMs: 1000 });
+		sandbox.setRateLimitHeaders('always');
+		sandbox.setRetryAfterFormat('none');
+		const engine = engineFor(sandbox);
+		const started = Date.now();
+		const branches = await runRows(engine, sheet(200), { onError: 'continueErrorOutput' });
+		expectEachRowOnce(branches, 200);
+		expect(branches.errors).toHaveLength(0);
+		// 181 lookups at 40 per window: five windows at least; at most a few 429s, none per window.
+		expect(sandbox.counters.lookupsByStatus[200]).toBe(181);
+		expect(sandbox.counters.lookupsByStatus[429] ?? 0).toBeLessThanOrEqual(4);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
+	});
+
 	it('tokens revoked twice mid-run cost one token request each, and no row', async () => {
 		const revokeAt = new Set([60, 180]);
 		sandbox.onLookup(() => {
