@@ -303,7 +303,7 @@ function report(sentAt: number, answer: RegistryAnswer) {
 		// On a 429 the remaining count is 0 by definition; only ordinary answers tell the budget.
 		remaining: answer.status === 429 ? undefined : rateLimitHeader(answer.headers, 'remaining'),
 		retryAfterMs: answer.status === 429 ? parseRetryAfter(header(answer.headers, 'retry-after')) : undefined,
-		resetMs: resetMs(rateLimitHeader(answer.headers, 'reset')),
+		resetMs: resetMs(rateLimitHeader(answer.headers, 'reset'), sentAt),
 	};
 }
 
@@ -312,10 +312,13 @@ function rateLimitHeader(headers: Record<string, unknown>, name: string): number
 	return numberHeader(headers, `x-ratelimit-${name}`) ?? numberHeader(headers, `ratelimit-${name}`);
 }
 
-/** A reset in seconds from now, or (as some registries send it) as Unix time in seconds; capped at a day. */
-function resetMs(value: number | undefined): number | undefined {
+/**
+ * A reset in seconds, or (as some registries send it) as Unix time in seconds, in ms after the request
+ * left (the controller counts resets from there); capped at a day.
+ */
+function resetMs(value: number | undefined, sentAt: number): number | undefined {
 	if (value === undefined || value < 0) return undefined;
-	const ms = value > 1e9 ? value * 1000 - Date.now() : value * 1000;
+	const ms = value > 1e9 ? value * 1000 - sentAt : value * 1000;
 	return ms >= 0 && ms <= 86_400_000 ? ms : undefined;
 }
 

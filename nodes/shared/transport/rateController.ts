@@ -245,7 +245,7 @@ export class RateController {
 		const holdUntil = Math.max(this.pausedUntil, paced);
 		for (const tenant of this.tenants) {
 			// Nobody can start before holdUntil: those who may not wait that long are told now.
-			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil, this.window !== undefined && paced >= holdUntil);
+			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil, this.window?.waitingForReset(now) === true);
 		}
 		for (;;) {
 			const tenant = this.nextTenant(now);
@@ -439,14 +439,14 @@ export class RateController {
 	/**
 	 * A 429 while the registry's own budget said go, and before any refill was seen: its budget may come
 	 * back whole at a reset, not request by request (a window). Where the registry says when
-	 * (X-RateLimit-Reset, or Retry-After), one request alone a moment later tells: refused too, it is a
+	 * (X-RateLimit-Reset), one request alone a moment later tells: refused too, it is a
 	 * window, reckoned per window from then on; admitted, it is a bucket (and stays one). Where the
 	 * registry does not say when, the 429 teaches a pace instead.
 	 */
 	private budgetRefused(now: number, report: RequestReport): boolean {
 		// A budget seen to refill between answers is a bucket's: its refill rate paces, not resets.
 		if (!this.remainingIsFresh(now) || this.refillIntervalMs > 0 || this.refillsSeen) return false;
-		const resetAt = earliestReset(this.resetAt, report, now) ?? (report.retryAfterMs === undefined ? undefined : now + report.retryAfterMs);
+		const resetAt = earliestReset(this.resetAt, report, now);
 		if (resetAt === undefined) return false;
 		this.stats.events += 1;
 		this.lastEventAt = now;
@@ -490,23 +490,25 @@ function earliestReset(known: number | undefined, report: RequestReport, now: nu
 /**
  * A registry whose budget comes back whole at a reset (a fixed window, a quota): the budget is spent,
  * then nobody sends until X-RateLimit-Reset says it is back. What a reset gives is told by the answer to
- * the one request sent alone after it (later answers overtake each other, so their remaining counts are
- * only roughly ordered); a refusal within a window lowers it to what that window admitted.
+ * the first request after it, which goes a little ahead of the others (later answers overtake each other,
+ * so their remaining counts are only roughly ordered); until that answer, the last window's budget is
+ * assumed. A refusal within a window lowers that window's budget to what it admitted.
  */
 class WindowBudget {
 	private lastResetAt: number;
-	/** Our requests sent since the last reset and not refused, oldest first. */
+	/** Our requests sent since the last reset that the registry may have counted, oldest first. */
 	private starts: number[] = [];
-	/** This window's budget; undefined after a reset until an answer tells it (one request goes alone). */
-	private budget: number | undefined = 0;
-	/** What a reset gave the last time answers told it: assumed at the next reset. */
+	/** This window's budget; undefined until an answer tells it (then one request goes alone). */
+	private budget: number | undefined;
+	/** What the last reset gave, as the answer to its first request told it: assumed at the next reset. */
 	private given: number | undefined;
+	/** The first request after the last reset, whose answer tells what the reset gave. */
+	private leadSentAt: number | undefined;
 	private probeSentAt: number | undefined;
 	private staggerUntil = 0;
 	/** Refusals of the first request after a reset in a row: the reset came a little later than reckoned. */
 	private early = 0;
-	private holdUntil = 0;
-
+	private holdUntil: number;
 	/** Not yet sure: the one request sent after a moment decides (see budgetRefused). */
 	private confirming = true;
 	/** That request was admitted: the budget refills request by request, a bucket's. */
@@ -518,15 +520,14 @@ class WindowBudget {
 		private resetAt: number | undefined,
 	) {
 		this.lastResetAt = now;
-		this.budget = undefined;
 		this.holdUntil = now + CONFIRM_AFTER_MS;
 	}
 
 	/** When the next request may start; undefined while only an answer can tell. */
 	nextStart(now: number, inFlight: number): number | undefined {
+		this.rollIfDue(now);
 		if (this.probeSentAt !== undefined) return undefined;
 		if (this.holdUntil > now) return this.holdUntil;
-		if (this.left() < 1 && this.resetAt !== undefined && this.resetAt <= now) this.reset(now);
 		if (this.left() >= 1) {
 			// The first request after a reset goes a little ahead: if the reset was reckoned early, it
 			// alone meets the 429.
@@ -537,47 +538,64 @@ class WindowBudget {
 		return inFlight > 0 ? undefined : 0;
 	}
 
+	/** Spent, confirmed, and waiting for a reset that an answer announced. */
+	waitingForReset(now: number): boolean {
+		return !this.confirming && this.left() < 1 && this.holdUntil <= now && this.resetAt !== undefined && this.resetAt > now;
+	}
+
 	started(now: number): void {
 		if (this.budget === undefined) this.probeSentAt = now;
+		if (this.starts.length === 0) this.leadSentAt = now;
 		this.starts.push(now);
 	}
 
 	answered(report: RequestReport, now: number): void {
+		this.rollIfDue(now);
+		const admitted = report.status !== undefined && report.status >= 200 && report.status < 300;
 		if (this.probeSentAt !== undefined && report.sentAt >= this.probeSentAt) {
 			this.probeSentAt = undefined;
 			if (this.confirming) {
-				this.confirming = report.status === undefined;
-				if (report.status === 429) {
-					// A window: spent until its reset.
-					this.budget = 0;
-					this.starts = [];
-					this.resetAt = earliestReset(this.resetAt, report, now);
-				} else if (report.status !== undefined && report.status < 300) this.refuted = true;
+				// Only a 429 or an admission tells window from bucket; anything else asks again.
+				if (admitted) this.refuted = true;
+				if (report.status !== 429) {
+					this.forget(report.sentAt);
+					return;
+				}
+				// A window: spent until its reset.
+				this.confirming = false;
+				this.budget = 0;
+				this.starts = [];
+				this.resetAt = earliestReset(this.resetAt, report, now) ?? fallbackReset(report, now);
 				return;
 			}
 		}
 		// An answer to a request sent before the last reset speaks of the window that ended.
 		if (report.sentAt < this.lastResetAt) return;
-		const before = this.starts.filter((start) => start < report.sentAt).length;
-		// A refusal of the first request after a reset tells nothing of the next one.
-		if (report.status !== 429 || before > 0) this.resetAt = earliestReset(this.resetAt, report, now);
+		// Ties count as before: requests started together left in one moment.
+		const before = this.starts.filter((start) => start <= report.sentAt).length - 1;
 		if (report.status === 429) {
-			const at = this.starts.indexOf(report.sentAt);
-			if (at >= 0) this.starts.splice(at, 1);
-			if (before === 0) {
-				// Refused with none of ours before it: the reset was reckoned a little early, not the
+			this.forget(report.sentAt);
+			if (report.sentAt === this.leadSentAt) {
+				// The first request after a reset refused: the reset was reckoned a little early, not the
 				// budget wrong; nobody sends for a moment, longer each time in a row.
 				this.holdUntil = now + RESET_STAGGER_MS * 2 ** Math.min(this.early++, 6);
 				return;
 			}
-			this.budget = Math.min(this.budget ?? Number.POSITIVE_INFINITY, before);
-			this.given = this.budget;
+			this.resetAt = earliestReset(this.resetAt, report, now) ?? this.resetAt ?? fallbackReset(report, now);
+			this.budget = Math.min(this.budget ?? Number.POSITIVE_INFINITY, Math.max(0, before));
 			return;
 		}
-		if (report.status === undefined || report.status >= 300) return;
+		if (!admitted) {
+			// No answer, or one the registry may not have counted: it spends nothing of the window.
+			if (report.status === undefined || report.status >= 500 || report.status === 401) this.forget(report.sentAt);
+			return;
+		}
 		this.early = 0;
-		if (this.budget === undefined && report.remaining !== undefined) {
-			this.budget = before + 1 + report.remaining;
+		this.resetAt = earliestReset(this.resetAt, report, now);
+		if (report.remaining === undefined) return;
+		if (this.budget === undefined || report.sentAt === this.leadSentAt) {
+			// What this reset gave (up or down), and what the next one is assumed to give.
+			this.budget = Math.max(0, before) + 1 + report.remaining;
 			this.given = this.budget;
 		}
 	}
@@ -586,11 +604,24 @@ class WindowBudget {
 		return this.budget === undefined ? 1 : this.budget - this.starts.length;
 	}
 
-	private reset(now: number): void {
+	private forget(sentAt: number): void {
+		const at = this.starts.indexOf(sentAt);
+		if (at >= 0) this.starts.splice(at, 1);
+	}
+
+	/** A reset that has come starts a new window, whether or not the last one was spent. */
+	private rollIfDue(now: number): void {
+		if (this.confirming || this.resetAt === undefined || this.resetAt > now) return;
 		this.lastResetAt = now;
 		this.resetAt = undefined;
 		this.starts = [];
+		this.leadSentAt = undefined;
 		this.budget = this.given;
 		this.staggerUntil = now + RESET_STAGGER_MS;
 	}
+}
+
+/** Where a refusal in a window gives no reset: Retry-After, or a second. */
+function fallbackReset(report: RequestReport, now: number): number {
+	return now + Math.max(MIN_WAIT_MS, report.retryAfterMs ?? 1000);
 }

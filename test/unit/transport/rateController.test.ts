@@ -144,6 +144,36 @@ describe('rate controller', () => {
 		expect(controller.stats.requests).toBe(9);
 	});
 
+	it('learns each window\'s budget from its first answer: one window shared with another client does not shrink the next', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 10 });
+		await knownWindow(tenant);
+		await tick(300);
+		// This window another client took one: the first answer says 1 left after it, not 2.
+		const permits = await Promise.all([tenant.acquire(), tenant.acquire(), tenant.acquire()]);
+		const sentAt = permits.map((permit) => (permit.kind === 'go' ? permit.sentAt : 0));
+		tenant.release({ sentAt: sentAt[0], status: 200, remaining: 1, resetMs: 300 });
+		tenant.release({ sentAt: sentAt[1], status: 200, remaining: 0, resetMs: 300 });
+		tenant.release({ sentAt: sentAt[2], status: 429, resetMs: 300 });
+		await tick(320);
+		// The next window is whole again: its first answer says so, and all three go.
+		const lead = await tenant.acquire();
+		tenant.release({ sentAt: lead.kind === 'go' ? lead.sentAt : 0, status: 200, remaining: 2, resetMs: 300 });
+		expect(await startedWithin(tenant, 3, 100)).toBe(2);
+	});
+
+	it('a reset that comes while the budget is not spent still starts a new window', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 10 });
+		await knownWindow(tenant);
+		await tick(300);
+		// One request in this window (budget 3), then a quiet spell past the next reset (0.3 s).
+		await answer(tenant, 200, 2);
+		await tick(350);
+		// A fresh window: the whole budget, not what was left of the last.
+		expect(await startedWithin(tenant, 4, 100)).toBe(3);
+	});
+
 	it('a reset reckoned a little early costs the first request a 429 and the others a moment, not a window', async () => {
 		const controller = new RateController();
 		const tenant = controller.join({ maxConcurrency: 10 });
