@@ -287,7 +287,9 @@ export class RateController {
 		tenant.inFlight += 1;
 		this.inFlight += 1;
 		this.stats.requests += 1;
-		this.firstSentAt ??= now;
+		// The pace is measured from when requests began to go together: a first request that went alone
+		// (to fetch the token) and was answered before the second left does not count as time admitted.
+		if (this.firstSentAt === undefined || (this.stats.requests === 2 && this.lastAnswerAt >= this.firstSentAt)) this.firstSentAt = now;
 		this.startedSinceRemaining += 1;
 		this.lastStartAt = now;
 		this.window?.started(now);
