@@ -230,7 +230,7 @@ export class RateController {
 				this.window = undefined;
 				this.refillsSeen = true;
 			}
-		} else if (report.resetMs !== undefined && report.resetMs > 0) this.recordReset(report, now);
+		} else this.resetAt = earliestReset(this.resetAt, report, now);
 		if (report.status === 429) this.onRateLimited(now, report);
 		else if (report.status !== undefined) this.onAnswered(now, report);
 		this.pump();
@@ -336,17 +336,9 @@ export class RateController {
 		return now + ((1 - this.credit) * 1000) / this.rate;
 	}
 
-	/**
-	 * X-RateLimit-Reset, kept as the earliest moment the answers say the budget is back: a window's
-	 * earliest request tells best (whole seconds make later ones up to a second late).
-	 */
-	private recordReset(report: RequestReport, now: number): void {
-		this.resetAt = earliestReset(this.resetAt, report, now);
-	}
 
 	private remainingIsFresh(now: number): boolean {
-		if (this.remaining === undefined) return false;
-		return now - this.remainingAt < REMAINING_TTL_MS;
+		return this.remaining !== undefined && now - this.remainingAt < REMAINING_TTL_MS;
 	}
 
 	/**
