@@ -72,6 +72,38 @@ describe('reliability on a few hundred rows', () => {
 		expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
 	});
 
+	it('a fixed window whose reset falls while its first budget is being spent is still found to be a window: 429s stay few', async () => {
+		// The window's first reset comes while its first budget is spent, so the budget is seen to refill; before,
+		// that made the window a bucket for the rest of the run, paced by a refill it never had: a 429 or more per window.
+		sandbox.setRateLimit({ family: 'fixed-window', limit: 100, windowMs: 1000 });
+		sandbox.setRateLimitHeaders('always');
+		sandbox.setRetryAfterFormat('none');
+		sandbox.setFaults({ latencyMs: 45, jitterMs: 10 });
+		const engine = engineFor(sandbox);
+		await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 850));
+		const branches = await runRows(engine, sheet(800), { onError: 'continueErrorOutput' });
+		expectEachRowOnce(branches, 800);
+		expect(branches.errors).toHaveLength(0);
+		// 721 lookups, eight windows: 45 429s before the change, 3 after.
+		expect(sandbox.counters.lookupsByStatus[200]).toBe(721);
+		expect(sandbox.counters.lookupsByStatus[429] ?? 0).toBeLessThanOrEqual(15);
+	});
+
+	it('a slow token bucket that sends its budget on every answer meets few 429s: answers that overtake each other, or a 429, start no burst', async () => {
+		// 4 per second, bursts of 10: its reset says when one token is back, so it may be taken for a window.
+		sandbox.setRateLimit({ ratePerSecond: 4, burst: 10 });
+		sandbox.setRateLimitHeaders('always');
+		sandbox.setRetryAfterFormat('seconds');
+		sandbox.setFaults({ latencyMs: 45, jitterMs: 10 });
+		const engine = engineFor(sandbox);
+		const branches = await runRows(engine, sheet(40), { onError: 'continueErrorOutput' });
+		expectEachRowOnce(branches, 40);
+		expect(branches.errors).toHaveLength(0);
+		expect(sandbox.counters.lookupsByStatus[200]).toBe(37);
+		// 7 before the change (a burst after the first 429, and counts read out of order), 2 after.
+		expect(sandbox.counters.lookupsByStatus[429] ?? 0).toBeLessThanOrEqual(4);
+	});
+
 	it('tokens revoked twice mid-run cost one token request each, and no row', async () => {
 		const revokeAt = new Set([60, 180]);
 		sandbox.onLookup(() => {

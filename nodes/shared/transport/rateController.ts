@@ -11,10 +11,12 @@ import { MAX_TIMER_MS, wait } from './wait';
  * - Until the registry shows a limit, requests go as fast as each execution's concurrency allows
  *   (the first one alone while the credential has no token, so that one token is fetched and stored).
  * - Where answers carry X-RateLimit-Remaining, that budget is spent freely and, once nearly gone,
- *   requests are paced at the refill rate measured from how the budget moves. If the registry then
- *   refuses a paced request although the budget seemed to refill, the budget comes back all at once (a
- *   window): from then on it is spent whole and nobody sends until X-RateLimit-Reset says it returns;
- *   the first request after that goes alone, and its answer tells the new budget.
+ *   requests are paced at the refill rate measured from how the budget moves (answers overtake each
+ *   other: the count of the latest request sent counts). When the registry refuses and says when its
+ *   budget returns (X-RateLimit-Reset), one request alone a moment later tells whether it comes back all
+ *   at once (a window): from then on it is spent whole and nobody sends until the reset; the first
+ *   request after that goes alone, and its answer tells the new budget. A bucket's 429 pauses until the
+ *   budget returns, and the budget paces on.
  * - Otherwise 429s teach the limit. The first 429 pauses everybody briefly; the admitted rate is the
  *   successes seen since the start divided by the time including that pause (a bucket refills while
  *   nobody sends), and the burst it allowed sets how much credit may be spent at once. From then on
@@ -111,8 +113,8 @@ const STORM_WINDOW_MS = 2_000;
 const STORM_EVENTS = 3;
 /** A 429 to a request sent this soon after the last burst of saved-up credit is the burst's fault. */
 const BURST_BLAME_MS = 1_000;
-/** After a window's reset, how long the first request goes ahead of the rest. */
-const RESET_STAGGER_MS = 25;
+/** The first request after a window's reset refused (the reset reckoned early): nobody sends this long, doubling in a row. */
+const EARLY_RESET_HOLD_MS = 25;
 /** The shortest wait for a window's reset, whatever the headers say. */
 const MIN_WAIT_MS = 100;
 /** After a refusal that suggests a window, how long until one request alone tells window from bucket. */
@@ -179,6 +181,8 @@ export class RateController {
 	private answered = 0;
 	private remaining: number | undefined;
 	private remainingAt = 0;
+	/** When the request whose answer told `remaining` left. */
+	private remainingSentAt = 0;
 	private startedSinceRemaining = 0;
 	private refillIntervalMs = 0;
 	private readonly samples: RemainingSample[] = [];
@@ -370,7 +374,7 @@ export class RateController {
 		this.answered += 1;
 		this.answeredSinceEvent += 1;
 		this.stormLevel = 0;
-		if (report.remaining !== undefined) this.recordRemaining(now, report.remaining);
+		if (report.remaining !== undefined) this.recordRemaining(now, report.sentAt, report.remaining);
 		if (this.rate === undefined) return;
 		if (this.ceiling !== undefined && this.rate < 0.97 * this.ceiling) {
 			this.rate += (this.ceiling - this.rate) * RECOVERY_PER_ANSWER;
@@ -382,7 +386,7 @@ export class RateController {
 	}
 
 	private onRateLimited(now: number, report: RequestReport): void {
-		if (this.window || this.budgetRefused(now, report)) return;
+		if (this.window || this.budgetRefused(now, report) || this.budgetSpent(now, report)) return;
 		// A request sent before the last event met the same congestion: one wave, one decrease.
 		if (this.lastEventAt !== undefined && report.sentAt <= this.lastEventAt) return;
 		this.stats.events += 1;
@@ -431,20 +435,38 @@ export class RateController {
 	}
 
 	/**
-	 * A 429 while the registry's own budget said go, and before any refill was seen: its budget may come
-	 * back whole at a reset, not request by request (a window). Where the registry says when
-	 * (X-RateLimit-Reset), one request alone a moment later tells: refused too, it is a
-	 * window, reckoned per window from then on; admitted, it is a bucket (and stays one). Where the
-	 * registry does not say when, the 429 teaches a pace instead.
+	 * A 429 from a registry that tells its budget on its answers: the budget may come back whole at a
+	 * reset, not request by request (a window). A refill measured so far does not rule that out: a
+	 * window's reset that falls while its first budget is spent looks like one. Where the registry says
+	 * when (X-RateLimit-Reset), one request alone a moment later tells: refused too, it is a window,
+	 * reckoned per window from then on; admitted, it is a bucket (and stays one). Where the registry does
+	 * not say when, the budget paces on (budgetSpent).
 	 */
 	private budgetRefused(now: number, report: RequestReport): boolean {
-		// A budget seen to refill between answers is a bucket's: its refill rate paces, not resets.
-		if (!this.remainingIsFresh(now) || this.refillIntervalMs > 0 || this.refillsSeen) return false;
+		if (!this.remainingIsFresh(now) || this.refillsSeen) return false;
 		const resetAt = earliestReset(this.resetAt, report, now);
 		if (resetAt === undefined) return false;
 		this.stats.events += 1;
 		this.lastEventAt = now;
 		this.window = new WindowBudget(now, Math.max(resetAt, now + MIN_WAIT_MS));
+		return true;
+	}
+
+	/**
+	 * A 429 from a registry that tells its budget on its answers, not taken for a window: the budget is
+	 * spent. Nobody sends until the 429 says it is back (at most a second); the next answer's count, set
+	 * beside the earlier ones, tells how fast it refills. The budget keeps pacing: a rate guessed from
+	 * 429s, with a burst of credit, would overshoot a bucket that refills slowly.
+	 */
+	private budgetSpent(now: number, report: RequestReport): boolean {
+		if (!this.remainingIsFresh(now) || this.rate !== undefined) return false;
+		this.stats.events += 1;
+		this.lastEventAt = now;
+		this.remaining = 0;
+		this.remainingAt = now;
+		this.remainingSentAt = report.sentAt;
+		this.startedSinceRemaining = this.inFlight;
+		this.pauseUntil(now + Math.min(FIRST_PAUSE_MAX_MS, Math.max(MIN_WAIT_MS, report.retryAfterMs ?? report.resetMs ?? FIRST_PAUSE_MAX_MS)));
 		return true;
 	}
 
@@ -454,9 +476,14 @@ export class RateController {
 	}
 
 	/** X-RateLimit-Remaining: the registry's budget now, and (over a window) how fast it refills. */
-	private recordRemaining(now: number, remaining: number): void {
+	private recordRemaining(now: number, sentAt: number, remaining: number): void {
+		// Answers overtake each other: a count from a request that left before the one that told the current
+		// count is older news, and of requests that left together the lowest count is the latest.
+		const older = sentAt < this.remainingSentAt || (sentAt === this.remainingSentAt && remaining >= this.remaining!);
+		if (this.remainingIsFresh(now) && older) return;
 		this.remaining = remaining;
 		this.remainingAt = now;
+		this.remainingSentAt = sentAt;
 		// Requests still in flight were sent before this answer and will spend from this budget.
 		this.startedSinceRemaining = this.inFlight;
 		this.samples.push({ at: now, remaining, answered: this.answered });
@@ -484,9 +511,10 @@ function earliestReset(known: number | undefined, report: RequestReport, now: nu
 /**
  * A registry whose budget comes back whole at a reset (a fixed window, a quota): the budget is spent,
  * then nobody sends until X-RateLimit-Reset says it is back. What a reset gives is told by the answer to
- * the first request after it, which goes a little ahead of the others (later answers overtake each other,
- * so their remaining counts are only roughly ordered); until that answer, the last window's budget is
- * assumed. A refusal within a window lowers that window's budget to what it admitted.
+ * the first request after it, which goes alone (later answers overtake each other, so their remaining
+ * counts are only roughly ordered): one round trip per window, and nothing is sent on a guess, so a slow
+ * token bucket taken for a window (its reset says when one token is back, not a whole budget) is served
+ * at its rate without 429s. A refusal within a window lowers that window's budget to what it admitted.
  */
 class WindowBudget {
 	private lastResetAt: number;
@@ -494,12 +522,12 @@ class WindowBudget {
 	private starts: number[] = [];
 	/** This window's budget; undefined until an answer tells it (then one request goes alone). */
 	private budget: number | undefined;
-	/** What the last reset gave, as the answer to its first request told it: assumed at the next reset. */
+	/** What the last reset gave, as the answer to its first request told it: assumed where an answer tells no budget. */
 	private given: number | undefined;
 	/** The first request after the last reset, whose answer tells what the reset gave. */
 	private leadSentAt: number | undefined;
+	/** A request sent alone whose answer is awaited before anybody else sends. */
 	private probeSentAt: number | undefined;
-	private staggerUntil = 0;
 	/** Refusals of the first request after a reset in a row: the reset came a little later than reckoned. */
 	private early = 0;
 	private holdUntil: number;
@@ -522,11 +550,7 @@ class WindowBudget {
 		this.rollIfDue(now);
 		if (this.probeSentAt !== undefined) return undefined;
 		if (this.holdUntil > now) return this.holdUntil;
-		if (this.left() >= 1) {
-			// The first request after a reset goes a little ahead: if the reset was reckoned early, it
-			// alone meets the 429.
-			return this.starts.length >= 1 && this.staggerUntil > now ? this.staggerUntil : 0;
-		}
+		if (this.left() >= 1) return 0;
 		if (this.resetAt !== undefined) return this.resetAt;
 		// Spent, and no answer said when it returns: the answers still out will; with none out, ask.
 		return inFlight > 0 ? undefined : 0;
@@ -572,7 +596,7 @@ class WindowBudget {
 			if (report.sentAt === this.leadSentAt) {
 				// The first request after a reset refused: the reset was reckoned a little early, not the
 				// budget wrong; nobody sends for a moment, longer each time in a row.
-				this.holdUntil = now + RESET_STAGGER_MS * 2 ** Math.min(this.early++, 6);
+				this.holdUntil = now + EARLY_RESET_HOLD_MS * 2 ** Math.min(this.early++, 6);
 				return;
 			}
 			this.resetAt = earliestReset(this.resetAt, report, now) ?? this.resetAt ?? fallbackReset(report, now);
@@ -586,12 +610,10 @@ class WindowBudget {
 		}
 		this.early = 0;
 		this.resetAt = earliestReset(this.resetAt, report, now);
-		if (report.remaining === undefined) return;
-		if (this.budget === undefined || report.sentAt === this.leadSentAt) {
-			// What this reset gave (up or down), and what the next one is assumed to give.
-			this.budget = Math.max(0, before) + 1 + report.remaining;
-			this.given = this.budget;
-		}
+		if (this.budget !== undefined && report.sentAt !== this.leadSentAt) return;
+		// What this reset gave (up or down); an answer without a count is taken to give what the last did.
+		if (report.remaining !== undefined) this.given = Math.max(0, before) + 1 + report.remaining;
+		this.budget = this.given;
 	}
 
 	private left(): number {
@@ -610,8 +632,8 @@ class WindowBudget {
 		this.resetAt = undefined;
 		this.starts = [];
 		this.leadSentAt = undefined;
-		this.budget = this.given;
-		this.staggerUntil = now + RESET_STAGGER_MS;
+		// Unknown until the first request's answer tells it: that request goes alone.
+		this.budget = undefined;
 	}
 }
 
