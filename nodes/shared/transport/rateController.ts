@@ -21,12 +21,16 @@ import { MAX_TIMER_MS, wait } from './wait';
  *   successes seen since the start divided by the time including that pause (a bucket refills while
  *   nobody sends), and the burst it allowed sets how much credit may be spent at once. From then on
  *   requests are paced by a mirror token bucket at that rate.
- * - Each later 429 wave is one congestion event: the rate drops to what the registry admitted since the
- *   last event (at least halving it, at most 5% off), and climbs back quickly towards the rate of the
- *   last event, then slowly beyond it, so a limit that rises is found again. Requests sent before an
- *   event that meet 429 belong to it: one wave, one decrease. A wave that follows a burst of saved-up
- *   credit says the registry does not hold bursts (a window, not a bucket): the pace stays, bursts end.
- * - Several waves close together are a storm: everybody waits out the Retry-After (capped, doubling).
+ * - Each later 429 wave is one congestion event: the rate drops at least 5% (at most by half) towards
+ *   what the registry admitted per second of sending since the last event, over at least the last
+ *   second (a few answers in a few ms say nothing), and climbs back quickly towards that, then slowly
+ *   beyond it, so a limit that rises is found again. Requests sent before an event that meet 429
+ *   belong to it: one wave, one decrease. A wave that follows a burst of saved-up credit says the
+ *   registry does not hold bursts (a window, not a bucket): the pace stays, bursts end, and nobody
+ *   sends until the burst has left the registry's window (as long after it began as the first pause).
+ * - Waves with nothing admitted between them are a storm: everybody waits out the Retry-After
+ *   (capped, doubling). Waves with admissions between them are congestion: a pause would only let a
+ *   bucket fill up unused, and let the pace overshoot it unseen afterwards.
  * - A request whose remaining wait budget cannot cover a pause is told at once, so its row can fail
  *   with 429 instead of holding the sheet hostage.
  * - Executions take turns (round-robin), each within its own concurrency and optional requests/s cap.
@@ -108,11 +112,14 @@ export class Tenant {
 const FIRST_PAUSE_MAX_MS = 1_000;
 const MIN_ANSWERS_FOR_RATE = 5;
 const STORM_PAUSE_MAX_MS = 8_000;
-/** Congestion events closer together than this count towards a storm. */
+/** Congestion events closer together than this, with nothing admitted between them, count towards a storm. */
 const STORM_WINDOW_MS = 2_000;
 const STORM_EVENTS = 3;
 /** A 429 to a request sent this soon after the last burst of saved-up credit is the burst's fault. */
 const BURST_BLAME_MS = 1_000;
+/** The shortest and longest span over which the rate the registry admitted is measured at a 429 wave. */
+const ADMITTED_SPAN_MS = 1_000;
+const ADMITTED_SPAN_MAX_MS = 5_000;
 /** The first request after a window's reset refused (the reset reckoned early): nobody sends this long, doubling in a row. */
 const EARLY_RESET_HOLD_MS = 25;
 /** The shortest wait for a window's reset, whatever the headers say. */
@@ -163,6 +170,9 @@ export class RateController {
 	private lastAnswerAt = 0;
 	private inFlight = 0;
 	private pausedUntil = 0;
+	private pausedSince = 0;
+	/** When recent answers came (the last few seconds): what the registry admitted lately. */
+	private readonly answeredAt: number[] = [];
 	private stormLevel = 0;
 	private wakeArmedFor: number | undefined;
 
@@ -188,6 +198,8 @@ export class RateController {
 	private readonly samples: RemainingSample[] = [];
 	private lastStartAt = 0;
 	private lastBurstAt = Number.NEGATIVE_INFINITY;
+	/** When the last burst of saved-up credit began. */
+	private burstStartedAt = 0;
 	/** The earliest moment the answers say the registry's budget is refilled (X-RateLimit-Reset). */
 	private resetAt: number | undefined;
 	/** Set once the registry refused beyond its own budget: it comes back whole, at a reset. */
@@ -300,7 +312,10 @@ export class RateController {
 		if (this.rate !== undefined) {
 			this.refreshCredit(now);
 			// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace.
-			if (this.credit >= this.catchUpCredit() + 1) this.lastBurstAt = now;
+			if (this.credit >= this.catchUpCredit() + 1) {
+				if (this.lastBurstAt < (this.lastEventAt ?? 0)) this.burstStartedAt = now;
+				this.lastBurstAt = now;
+			}
 			this.credit -= 1;
 		}
 		const cap = tenant.settings.maxRequestsPerSecond;
@@ -373,7 +388,11 @@ export class RateController {
 	private onAnswered(now: number, report: RequestReport): void {
 		this.answered += 1;
 		this.answeredSinceEvent += 1;
+		// An admission ends a storm: the waves around it were congestion, not a registry refusing all.
 		this.stormLevel = 0;
+		this.recentEvents.length = 0;
+		this.answeredAt.push(now);
+		while (now - this.answeredAt[0] > ADMITTED_SPAN_MAX_MS) this.answeredAt.shift();
 		if (report.remaining !== undefined) this.recordRemaining(now, report.sentAt, report.remaining);
 		if (this.rate === undefined) return;
 		if (this.ceiling !== undefined && this.rate < 0.97 * this.ceiling) {
@@ -414,14 +433,13 @@ export class RateController {
 			// The registry did not hold the burst (a window, not a bucket): keep the pace, burst no more,
 			// and let the burst leave the registry's window before sending on.
 			this.creditCap = 1;
-			this.pauseUntil(now + Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS));
+			this.pauseUntil(Math.max(now, this.burstStartedAt + Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS)));
 		} else {
-			// Admitted per second of sending: a pause since the last event is no time the registry refused.
-			const sendingSince = this.pausedUntil > since && this.pausedUntil < now ? this.pausedUntil : since;
-			const admitted = (answered * 1000) / Math.max(1, now - sendingSince);
+			const admitted = this.admittedRate(now, since);
 			// The pace to climb back to is what the registry took, not the pace that overshot it: where
-			// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then.
-			this.ceiling = Math.min(this.rate, Math.max(0.5 * this.rate, admitted));
+			// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then. Where
+			// it took more than the pace (right after a pause), the limit is higher: climb back to that.
+			this.ceiling = Math.min(1.25 * this.rate, Math.max(0.5 * this.rate, admitted));
 			this.rate = Math.max(0.1, Math.min(0.95 * this.rate, this.ceiling));
 			this.creditCap = Math.max(1, Math.min(this.creditCap, this.rate / 10));
 			if (this.recentEvents.length >= STORM_EVENTS) {
@@ -432,6 +450,18 @@ export class RateController {
 		}
 		this.credit = 0;
 		this.creditAt = now;
+	}
+
+	/**
+	 * What the registry admitted per second of sending since `since`, over at least ADMITTED_SPAN_MS: over
+	 * a shorter span a few answers more or less swing the figure, and 429 waves close together would cut
+	 * the pace to nothing. A pause is no time the registry refused.
+	 */
+	private admittedRate(now: number, since: number): number {
+		const from = Math.max(now - ADMITTED_SPAN_MAX_MS, Math.min(since, now - ADMITTED_SPAN_MS));
+		const pausedMs = Math.max(0, Math.min(now, this.pausedUntil) - Math.max(from, this.pausedSince));
+		const count = this.answeredAt.filter((at) => at > from).length;
+		return (count * 1000) / Math.max(1, now - from - pausedMs);
 	}
 
 	/**
@@ -471,8 +501,11 @@ export class RateController {
 	}
 
 	private pauseUntil(time: number): void {
-		if (time > this.pausedUntil) this.stats.pauses += 1;
-		this.pausedUntil = Math.max(this.pausedUntil, time);
+		if (time <= this.pausedUntil) return;
+		this.stats.pauses += 1;
+		const now = Date.now();
+		if (this.pausedUntil < now) this.pausedSince = now;
+		this.pausedUntil = time;
 	}
 
 	/** X-RateLimit-Remaining: the registry's budget now, and (over a window) how fast it refills. */

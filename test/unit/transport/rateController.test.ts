@@ -202,6 +202,40 @@ describe('rate controller', () => {
 		expect(await startedWithin(tenant, 3, 150)).toBe(1);
 	});
 
+	/** A pace learned from a first 429 after 29 admissions, its pause (0.1 s) over. */
+	async function learnedPace(controller: RateController, tenant: Tenant): Promise<void> {
+		const permits = await Promise.all(Array.from({ length: 30 }, async () => await tenant.acquire()));
+		for (const permit of permits.slice(0, 29)) tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 200 });
+		tenant.release({ sentAt: permits[29].kind === 'go' ? permits[29].sentAt : 0, status: 429, retryAfterMs: 100 });
+		expect(controller.stats.pauses).toBe(1);
+		await tick(150);
+	}
+
+	it('429 waves with admissions between them are congestion, not a storm: the pace is cut, nobody is held', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 50 });
+		await learnedPace(controller, tenant);
+		for (let wave = 0; wave < 4; wave++) {
+			await answer(tenant, 200);
+			await answer(tenant, 200);
+			const permit = await tenant.acquire();
+			tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 429, retryAfterMs: 100 });
+		}
+		// The first wave after the pause blames the burst of saved-up credit and waits for it to leave; no storm after.
+		expect(controller.stats.pauses).toBe(2);
+	});
+
+	it('429 waves with nothing admitted between them are a storm: everybody waits', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 50 });
+		await learnedPace(controller, tenant);
+		for (let wave = 0; wave < 4; wave++) {
+			const permit = await tenant.acquire();
+			tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 429, retryAfterMs: 100 });
+		}
+		expect(controller.stats.pauses).toBeGreaterThanOrEqual(3);
+	});
+
 	it('gives a leaving execution\'s waiters a cancellation, not a hang', async () => {
 		const controller = new RateController();
 		const tenant = controller.join({ maxConcurrency: 1, firstRequestAlone: true });
