@@ -69,7 +69,9 @@ describe('reliability on a few hundred rows', () => {
 		// now only requests that reach a window a little before its reset (jitter) meet one: a few per run.
 		expect(sandbox.counters.lookupsByStatus[200]).toBe(181);
 		expect(sandbox.counters.lookupsByStatus[429] ?? 0).toBeLessThanOrEqual(20);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
+		// Five windows mean four resets waited for: more than 3 s wherever in a window the run began (it may
+		// begin at the end of one, so 4 s is not a bound).
+		expect(Date.now() - started).toBeGreaterThan(3000);
 	});
 
 	it('a fixed window whose reset falls while its first budget is being spent is still found to be a window: 429s stay few', async () => {
