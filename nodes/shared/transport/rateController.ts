@@ -18,13 +18,15 @@ import { MAX_TIMER_MS, wait } from './wait';
  *   request after that goes alone, and its answer tells the new budget. A bucket's 429 pauses until the
  *   budget returns, and the budget paces on.
  * - Otherwise 429s teach the limit. The first 429 pauses everybody briefly; the admitted rate is the
- *   successes seen since the start divided by the time including that pause (a bucket refills while
- *   nobody sends), and the burst it allowed sets how much credit may be spent at once. From then on
- *   requests are paced by a mirror token bucket at that rate.
+ *   successes seen since sending began (after the last quiet spell) divided by the time including
+ *   that pause (a bucket refills while nobody sends), and the burst it allowed sets how much credit
+ *   may be spent at once. From then on requests are paced by a mirror token bucket at that rate.
+ *   Refused within that pause of the first request, the pause counts from when sending began (what a
+ *   window admitted first leaves it first) and the pace starts from nothing after it, with no burst.
  * - Each later 429 wave is one congestion event: the rate drops at least 5% (at most by half) towards
- *   what the registry admitted per second of sending since the last event, over at least the last
- *   second (a few answers in a few ms say nothing), and climbs back quickly towards that, then slowly
- *   beyond it, so a limit that rises is found again. Requests sent before an event that meet 429
+ *   what the registry admitted per second of sending over the last second (longer at slow paces: a few
+ *   answers say nothing), and climbs back quickly towards that, then slowly beyond it, so a limit that
+ *   rises is found again. Requests sent before an event that meet 429
  *   belong to it: one wave, one decrease. A wave that follows a burst of saved-up credit says the
  *   registry does not hold bursts (a window, not a bucket): the pace stays, bursts end, and nobody
  *   sends until the burst has left the registry's window (as long after it began as the first pause).
@@ -110,6 +112,8 @@ export class Tenant {
 }
 
 const FIRST_PAUSE_MAX_MS = 1_000;
+/** Before a limit is known, a spell this long with nothing sent or answered starts the count of what was admitted afresh. */
+const QUIET_SPELL_MS = 1_000;
 const MIN_ANSWERS_FOR_RATE = 5;
 const STORM_PAUSE_MAX_MS = 8_000;
 /** Congestion events closer together than this, with nothing admitted between them, count towards a storm. */
@@ -120,6 +124,7 @@ const BURST_BLAME_MS = 1_000;
 /** The shortest and longest span over which the rate the registry admitted is measured at a 429 wave. */
 const ADMITTED_SPAN_MS = 1_000;
 const ADMITTED_SPAN_MAX_MS = 5_000;
+const ADMITTED_SPAN_ANSWERS = 20;
 /** The first request after a window's reset refused (the reset reckoned early): nobody sends this long, doubling in a row. */
 const EARLY_RESET_HOLD_MS = 25;
 /** The shortest wait for a window's reset, whatever the headers say. */
@@ -300,6 +305,13 @@ export class RateController {
 
 	private start(tenant: Tenant, now: number): void {
 		const waiter = tenant.queue.shift()!;
+		// Before a limit is known, a quiet spell (nothing in flight, no answer for a while) starts the
+		// count afresh: a first 429 is measured against what was sent since, not against the form's few
+		// lookups an hour ago and the idle time between them.
+		if (this.rate === undefined && this.inFlight === 0 && now - this.lastAnswerAt >= QUIET_SPELL_MS) {
+			this.firstSentAt = undefined;
+			this.answeredSinceEvent = 0;
+		}
 		tenant.inFlight += 1;
 		this.inFlight += 1;
 		this.stats.requests += 1;
@@ -372,7 +384,8 @@ export class RateController {
 		if (this.rate === undefined) return;
 		const cap = Math.max(this.creditCap, this.catchUpCredit());
 		this.credit = Math.min(cap, this.credit + (Math.max(0, now - this.creditAt) * this.rate) / 1000);
-		this.creditAt = now;
+		// Credit may be set to begin later (at a pause's end).
+		this.creditAt = Math.max(this.creditAt, now);
 	}
 
 	/** One timer at a time, for the earliest moment something may start (n8n's sleep: no setTimeout here). */
@@ -424,9 +437,21 @@ export class RateController {
 			// (one company that always meets 429, a quota): then only pause.
 			const pauseMs = Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS);
 			const activeMs = Math.max(1, now - since);
+			// Refused within a pause of the first request: a window's admissions leave it (a bucket refills)
+			// counted from when sending began, so the pause is too. What was admitted came back by then, at
+			// the speed it went: nothing is spent at once after the pause (it would meet requests that have
+			// not left a sliding window yet), the pace starts from nothing.
+			const early = activeMs < pauseMs;
 			if (answered >= MIN_ANSWERS_FOR_RATE) {
-				this.rate = (answered * 1000) / (activeMs + pauseMs);
+				this.rate = (answered * 1000) / (early ? pauseMs : activeMs + pauseMs);
 				this.creditCap = Math.max(1, Math.min(answered, answered - (this.rate * activeMs) / 1000));
+			}
+			if (early) {
+				const pauseEnd = Math.max(now + MIN_WAIT_MS, since + pauseMs);
+				this.pauseUntil(pauseEnd);
+				this.credit = 0;
+				this.creditAt = pauseEnd;
+				return;
 			}
 			this.pauseUntil(now + pauseMs);
 		} else if (this.creditCap > this.catchUpCredit() && report.sentAt - this.lastBurstAt < BURST_BLAME_MS) {
@@ -435,7 +460,7 @@ export class RateController {
 			this.creditCap = 1;
 			this.pauseUntil(Math.max(now, this.burstStartedAt + Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS)));
 		} else {
-			const admitted = this.admittedRate(now, since);
+			const admitted = this.admittedRate(now);
 			// The pace to climb back to is what the registry took, not the pace that overshot it: where
 			// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then. Where
 			// it took more than the pace (right after a pause), the limit is higher: climb back to that.
@@ -453,12 +478,14 @@ export class RateController {
 	}
 
 	/**
-	 * What the registry admitted per second of sending since `since`, over at least ADMITTED_SPAN_MS: over
-	 * a shorter span a few answers more or less swing the figure, and 429 waves close together would cut
-	 * the pace to nothing. A pause is no time the registry refused.
+	 * What the registry admitted per second of sending just before this wave: over the last second, or
+	 * over the time 20 answers take at a slow pace (a few answers more or less swing the figure). Not
+	 * since the last wave: that would average in the climb back after it, and the pace would settle
+	 * below the limit. A pause is no time the registry refused.
 	 */
-	private admittedRate(now: number, since: number): number {
-		const from = Math.max(now - ADMITTED_SPAN_MAX_MS, Math.min(since, now - ADMITTED_SPAN_MS));
+	private admittedRate(now: number): number {
+		const spanMs = Math.min(ADMITTED_SPAN_MAX_MS, Math.max(ADMITTED_SPAN_MS, (ADMITTED_SPAN_ANSWERS * 1000) / (this.rate ?? 1)));
+		const from = now - spanMs;
 		const pausedMs = Math.max(0, Math.min(now, this.pausedUntil) - Math.max(from, this.pausedSince));
 		const count = this.answeredAt.filter((at) => at > from).length;
 		return (count * 1000) / Math.max(1, now - from - pausedMs);

@@ -221,8 +221,8 @@ describe('rate controller', () => {
 			const permit = await tenant.acquire();
 			tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 429, retryAfterMs: 100 });
 		}
-		// The first wave after the pause blames the burst of saved-up credit and waits for it to leave; no storm after.
-		expect(controller.stats.pauses).toBe(2);
+		// The first pause only: no storm after it.
+		expect(controller.stats.pauses).toBe(1);
 	});
 
 	it('429 waves with nothing admitted between them are a storm: everybody waits', async () => {
@@ -234,6 +234,34 @@ describe('rate controller', () => {
 			tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 429, retryAfterMs: 100 });
 		}
 		expect(controller.stats.pauses).toBeGreaterThanOrEqual(3);
+	});
+
+	it('after a first 429 within the pause of the first request, sends on when that pause has passed since sending began, paced from nothing', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 50 });
+		const permits = await Promise.all(Array.from({ length: 30 }, async () => await tenant.acquire()));
+		await tick(200);
+		for (const permit of permits.slice(0, 29)) tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 200 });
+		tenant.release({ sentAt: permits[29].kind === 'go' ? permits[29].sentAt : 0, status: 429, retryAfterMs: 500 });
+		// What a sliding window admitted first leaves it first: 500 ms after sending began, not after the 429.
+		await tick(330);
+		const started = await startedWithin(tenant, 20, 60);
+		expect(started).toBeGreaterThanOrEqual(1);
+		// No burst of credit saved up during the pause: it would meet requests that have not left the window.
+		expect(started).toBeLessThanOrEqual(6);
+	});
+
+	it('measures the first 429 against the requests since the last quiet spell, not since the first request ever', async () => {
+		const controller = new RateController();
+		const tenant = controller.join({ maxConcurrency: 50 });
+		// An onboarding form's few lookups, then a quiet spell, then a sheet.
+		for (let form = 0; form < 6; form++) await answer(tenant, 200);
+		await tick(1_300);
+		const permits = await Promise.all(Array.from({ length: 30 }, async () => await tenant.acquire()));
+		for (const permit of permits.slice(0, 29)) tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 200 });
+		tenant.release({ sentAt: permits[29].kind === 'go' ? permits[29].sentAt : 0, status: 429, retryAfterMs: 1_000 });
+		// 29 admitted in a moment: the sheet's pace is learned from those, not from 35 spread over the quiet spell too.
+		expect(controller.pace).toBeGreaterThanOrEqual(25);
 	});
 
 	it('gives a leaving execution\'s waiters a cancellation, not a hang', async () => {
