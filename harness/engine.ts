@@ -25,6 +25,7 @@ import {
 import { RateController } from '../nodes/shared/transport/rateController';
 import { TestCredentialsHelper } from './credentialsHelper';
 import { TestNodeTypes } from './nodeTypes';
+import { ProcessedItemsStore, useProcessedItemsStore } from './processedItems';
 
 /** A workflow in the JSON shape n8n exports (Download / n8n export:workflow). */
 export interface WorkflowFile {
@@ -64,6 +65,8 @@ export class Engine {
 	readonly logs: string[] = [];
 	/** Workflow static data as n8n's database keeps it, by workflow id. */
 	private readonly savedStaticData = new Map<string, IDataObject>();
+	/** n8n's processed-items store (the deduplication helpers' table) of this n8n. */
+	readonly processedItems = new ProcessedItemsStore();
 
 	constructor() {
 		// One Engine is one n8n process: what the rate controllers learned in another one does not apply.
@@ -94,8 +97,9 @@ export class Engine {
 		this.savedStaticData.set(workflowId, structuredClone(data));
 	}
 
-	private workflowOf(workflowFile: WorkflowFile, pinData: IPinData = {}): Workflow {
+	private workflowOf(workflowFile: WorkflowFile, pinData: IPinData = {}, staticDataLoaded = true): Workflow {
 		const id = workflowFile.id ?? 'test-workflow';
+		useProcessedItemsStore(this.processedItems);
 		return new Workflow({
 			id,
 			name: workflowFile.name,
@@ -103,7 +107,7 @@ export class Engine {
 			connections: workflowFile.connections,
 			active: false,
 			nodeTypes: this.nodeTypes,
-			staticData: this.staticDataOf(id),
+			staticData: staticDataLoaded ? this.staticDataOf(id) : {},
 			settings: { executionOrder: 'v1', ...workflowFile.settings },
 			pinData,
 		});
@@ -149,11 +153,13 @@ export class Engine {
 
 	/**
 	 * Runs a workflow. `rows` become the output of `rowsNode` (pinned, as a user pins a node's output in
-	 * the editor), and the run starts there; by default that is the workflow's Manual Trigger.
+	 * the editor), and the run starts there; by default that is the workflow's Manual Trigger. `onWorker`
+	 * runs it as n8n 2.41.1 runs a production execution on a queue-mode worker: from no static data (the
+	 * saved state is not loaded; README › Running at scale), saving what the run leaves.
 	 */
 	async execute(
 		workflowFile: WorkflowFile,
-		options: { rows?: IDataObject[]; rowsNode?: string; mode?: WorkflowExecuteMode } = {},
+		options: { rows?: IDataObject[]; rowsNode?: string; mode?: WorkflowExecuteMode; onWorker?: boolean } = {},
 	): Promise<EngineResult> {
 		const mode = options.mode ?? 'manual';
 		const trigger = options.rowsNode
@@ -161,7 +167,7 @@ export class Engine {
 			: workflowFile.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
 		const pinData: IPinData = { ...(workflowFile.pinData ?? {}) };
 		if (options.rows && trigger) pinData[trigger.name] = options.rows.map((json) => ({ json }));
-		const workflow = this.workflowOf(workflowFile, pinData);
+		const workflow = this.workflowOf(workflowFile, pinData, options.onWorker !== true);
 		const additionalData = this.additionalData(mode, workflowFile);
 		const runExecutionData = createRunExecutionData({ resultData: { runData: {}, pinData } });
 		const execution = new WorkflowExecute(additionalData, mode, runExecutionData);

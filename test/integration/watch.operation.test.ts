@@ -203,6 +203,100 @@ describe('Company Registry › Watch for Changes', () => {
 		});
 	});
 
+	describe('on n8n\'s queue-mode workers and in overlapping runs (issue 12): memory in n8n\'s processed-items store', () => {
+		const onWorker = async (rows: IDataObject[] = LIST, options: IDataObject = {}) => {
+			const result = await engine.execute(watchWorkflow(options), { rows, mode: 'trigger', onWorker: true });
+			return result.outputOf(REGISTRY_NODE)[0] ?? [];
+		};
+		const events = (items: INodeExecutionData[]) => items.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId]);
+
+		it('a worker that starts without the saved static data (n8n 2.41.1) still reports each change exactly once', async () => {
+			expect(await onWorker()).toEqual([]);
+			expect(await onWorker()).toEqual([]);
+			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+			const changed = await onWorker();
+			expect(events(changed)).toEqual([['turnedInactive', '04417982']]);
+			expect(changed[0].pairedItem).toEqual({ item: 1 });
+			// The store knows the previous status; the static data that held the previous day was not loaded.
+			expect(changed[0].json).toMatchObject({
+				changes: { status: { previous: 'Active', current: 'Inactive' } },
+				previous: { isRegistered: true, status: 'Active', officialName: 'Harrowgate Tinware Limited', lastCheckedOn: null },
+			});
+			expect(await onWorker()).toEqual([]);
+			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Active' });
+			expect(events(await onWorker())).toEqual([['turnedActive', '04417982']]);
+			sandbox.changeCompany({ country: 'nl', companyId: '68750123' }, { deregistered: true });
+			expect(events(await onWorker())).toEqual([['deregistered', '68750123']]);
+			sandbox.changeCompany({ country: 'nl', companyId: '68750123' }, { deregistered: false });
+			expect(events(await onWorker())).toEqual([['reregistered', '68750123']]);
+			expect(await onWorker()).toEqual([]);
+		});
+
+		it('on a worker, a new name or address is reported; the old one is null where only the store remembered it', async () => {
+			await onWorker();
+			sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { officialName: 'Müller Präzision GmbH' });
+			const [change, ...rest] = await onWorker();
+			expect(rest).toEqual([]);
+			expect(change.json).toMatchObject({
+				event: 'detailsChanged',
+				changedFields: ['officialName'],
+				changes: { officialName: { previous: null, current: 'Müller Präzision GmbH' } },
+			});
+			// Reported once.
+			expect(await onWorker()).toEqual([]);
+		});
+
+		it('two runs at once report a change once, not once each (static data is saved whole, last writer wins)', async () => {
+			await watch(engine);
+			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+			// Both load the state saved before the change, as overlapping executions do.
+			const [first, second] = await Promise.all([watch(engine), watch(engine)]);
+			expect([...events(first.changes), ...events(second.changes)]).toEqual([['turnedInactive', '04417982']]);
+			expect((await watch(engine)).changes).toEqual([]);
+		});
+
+		it('a watch saved by an earlier version (static data only) reports the first change from it, then from the store', async () => {
+			await watch(engine);
+			const before = engine.staticDataOf('watch-workflow');
+			// The earlier version: the same static data, nothing in the store.
+			const upgraded = engineFor(sandbox);
+			upgraded.setStaticData(before, 'watch-workflow');
+			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+			const run = async () => (await upgraded.execute(watchWorkflow(), { rows: LIST, mode: 'trigger' })).outputOf(REGISTRY_NODE)[0] ?? [];
+			const changed = await run();
+			expect(events(changed)).toEqual([['turnedInactive', '04417982']]);
+			expect(changed[0].json.previous).toMatchObject({ status: 'Active', lastCheckedOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+			expect(await run()).toEqual([]);
+		});
+
+		it('a store that cannot be reached fails every looked-up company with a clear error, and the state stays as it was', async () => {
+			await watch(engine);
+			const saved = engine.staticDataOf('watch-workflow');
+			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+			engine.processedItems.failWith = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+			const failing = await watch(engine, LIST, {}, { onError: 'continueErrorOutput' });
+			expect(failing.changes).toEqual([]);
+			expect(failing.errors.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+			expect(failing.errors[1].json).toMatchObject({
+				error: "The watch's memory in n8n's database could not be read or saved",
+				details: { description: expect.stringContaining('connect ECONNREFUSED 127.0.0.1:5432'), lookup: { countryCode: 'gb', companyId: '04417982' } },
+			});
+			expect(engine.staticDataOf('watch-workflow')).toEqual(saved);
+			// Without On Error "continue" the node stops with that error.
+			const stopped = await engine.execute(watchWorkflow(), { rows: LIST, mode: 'trigger' });
+			expect(stopped.errorOf(REGISTRY_NODE)?.message).toContain("The watch's memory in n8n's database could not be read or saved");
+			// Reachable again: the change is reported, once.
+			engine.processedItems.failWith = undefined;
+			expect(events((await watch(engine)).changes)).toEqual([['turnedInactive', '04417982']]);
+			expect((await watch(engine)).changes).toEqual([]);
+		});
+
+		it('a manual test run neither reads nor writes the store', async () => {
+			await watch(engine, LIST, {}, { mode: 'manual' });
+			expect(engine.processedItems.calls).toBe(0);
+		});
+	});
+
 	it('keeps the state of a 50,000-company list small (the cost the README gives)', async () => {
 		const { snapshotOf, watchKey } = await import('../../nodes/shared/model/watchState');
 		const companies: Record<string, unknown> = {};

@@ -105,7 +105,7 @@ export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot 
 	};
 }
 
-const statusName = (snapshot: CompanySnapshot) => (snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null);
+export const statusName = (snapshot: Pick<CompanySnapshot, 's'>) => (snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null);
 
 /**
  * What changed between the last snapshot and the current one, or undefined when nothing did.
@@ -136,14 +136,14 @@ export function compareSnapshots(previous: CompanySnapshot, current: CompanySnap
 	return change;
 }
 
-/** Drops companies not looked up for more than `days` days; returns how many were forgotten. */
-export function forgetUnseen(state: WatchState, today: number, days: number): number {
-	if (!state.companies || days <= 0) return 0;
-	let forgotten = 0;
+/** Drops companies not looked up for more than `days` days; returns them, by key. */
+export function forgetUnseen(state: WatchState, today: number, days: number): Array<[string, CompanySnapshot]> {
+	if (!state.companies || days <= 0) return [];
+	const forgotten: Array<[string, CompanySnapshot]> = [];
 	for (const [key, snapshot] of Object.entries(state.companies)) {
 		if (today - snapshot.d > days) {
 			delete state.companies[key];
-			forgotten += 1;
+			forgotten.push([key, snapshot]);
 		}
 	}
 	return forgotten;
@@ -164,7 +164,8 @@ export interface FoundChange {
 	key: LookupKey;
 	record: CompanyRecord;
 	change: CompanyChange;
-	previous?: CompanySnapshot;
+	/** What was known before; the last check's day is not known where only n8n's processed-items store remembered the company. */
+	previous?: Omit<CompanySnapshot, 'd'> & { d?: number };
 	/** The input row the change was found on. */
 	itemIndex: number;
 }
@@ -201,7 +202,7 @@ const isoDay = (day: number) => new Date(day * 86_400_000).toISOString().slice(0
 
 /** The JSON of one change item, as both the Watch for Changes operation and the trigger output it. */
 export function changeItemJson(
-	found: { key: LookupKey; record: CompanyRecord; change: CompanyChange; previous?: CompanySnapshot },
+	found: Pick<FoundChange, 'key' | 'record' | 'change' | 'previous'>,
 	now: Date,
 ) {
 	const { previous } = found;
@@ -217,7 +218,7 @@ export function changeItemJson(
 						status: statusName(previous),
 						officialName: previous.n ?? null,
 						registeredAddress: previous.a ?? null,
-						lastCheckedOn: isoDay(previous.d),
+						lastCheckedOn: previous.d !== undefined ? isoDay(previous.d) : null,
 					},
 				}
 			: {}),

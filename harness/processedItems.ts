@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+
+import { DataDeduplicationService } from 'n8n-core';
+import type {
+	DeduplicationItemTypes,
+	DeduplicationScope,
+	ICheckProcessedContextData,
+	ICheckProcessedOptions,
+	IDataDeduplicator,
+	IDeduplicationOutput,
+} from 'n8n-workflow';
+
+/**
+ * n8n's processed-items store (what the deduplication helpers reach), in memory: one Engine's "database".
+ * It follows n8n 2.41.1's DeduplicationHelper (dist/deduplication/deduplication-helper.js), the
+ * implementation n8n main and workers use: one row per workflow and context (`n:<node id>` for scope
+ * 'node'), values kept as MD5 hashes in the order they came, the oldest dropped beyond `maxEntries`.
+ * Only the 'entries' mode, the one this package uses; the others are refused rather than imitated.
+ */
+export class ProcessedItemsStore implements IDataDeduplicator {
+	/** The rows, by workflow id and context: a copy is read and the whole row written back, as n8n does. */
+	private readonly rows = new Map<string, DeduplicationItemTypes[]>();
+	/** Calls made, for tests that count round trips. */
+	calls = 0;
+	/** Set to make the next calls fail, as a database that cannot be reached. */
+	failWith: Error | undefined;
+
+	private rowKey(scope: DeduplicationScope, contextData: ICheckProcessedContextData): string {
+		if (!contextData.workflow.id) throw new Error('n8n asserts a workflow id');
+		if (scope === 'node' && !contextData.node) throw new Error("No node information has been provided and so cannot use scope 'node'");
+		return `${contextData.workflow.id} ${scope === 'node' ? `n:${contextData.node!.id}` : ''}`;
+	}
+
+	private check(options: ICheckProcessedOptions): void {
+		this.calls += 1;
+		if (this.failWith) throw this.failWith;
+		if (options.mode !== 'entries') throw new Error(`The harness's processed-items store knows only mode "entries", not "${options.mode}"`);
+	}
+
+	async checkProcessedAndRecord(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<IDeduplicationOutput> {
+		this.check(options);
+		const key = this.rowKey(scope, contextData);
+		const hashes = items.map(hash);
+		const row = this.rows.get(key);
+		if (!row) {
+			this.rows.set(key, trim(hashes, options.maxEntries));
+			return { new: items, processed: [] };
+		}
+		const saved = new Set(row);
+		const data = [...row];
+		const output: IDeduplicationOutput = { new: [], processed: [] };
+		hashes.forEach((value, index) => {
+			if (saved.has(value)) output.processed.push(items[index]);
+			else {
+				output.new.push(items[index]);
+				data.push(value);
+			}
+		});
+		this.rows.set(key, trim(data, options.maxEntries));
+		return output;
+	}
+
+	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, contextData: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<void> {
+		this.check(options);
+		const key = this.rowKey(scope, contextData);
+		const row = this.rows.get(key);
+		if (!row) return;
+		const data = [...row];
+		for (const value of items.map(hash)) {
+			const at = data.indexOf(value);
+			if (at !== -1) data.splice(at, 1);
+		}
+		this.rows.set(key, data);
+	}
+
+	async clearAllProcessedItems(scope: DeduplicationScope, contextData: ICheckProcessedContextData): Promise<void> {
+		this.rows.delete(this.rowKey(scope, contextData));
+	}
+
+	async getProcessedDataCount(scope: DeduplicationScope, contextData: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<number> {
+		this.check(options);
+		return this.rows.get(this.rowKey(scope, contextData))?.length ?? 0;
+	}
+
+	/** How many entries a workflow's node keeps (by node id). */
+	entriesOf(workflowId: string, nodeId: string): number {
+		return this.rows.get(`${workflowId} n:${nodeId}`)?.length ?? 0;
+	}
+}
+
+const hash = (value: DeduplicationItemTypes) => createHash('md5').update(value.toString()).digest('base64');
+
+function trim(values: DeduplicationItemTypes[], maxEntries: number | undefined): DeduplicationItemTypes[] {
+	return maxEntries ? values.slice(Math.max(0, values.length - maxEntries)) : values;
+}
+
+/**
+ * n8n-core reaches the store through one process-wide service, set up once (as n8n's commands do at
+ * start). Each Engine is a separate n8n with its own database: the service hands calls to the store of
+ * the Engine that runs now.
+ */
+class CurrentStore implements IDataDeduplicator {
+	current = new ProcessedItemsStore();
+	checkProcessedAndRecord: IDataDeduplicator['checkProcessedAndRecord'] = async (...args) => await this.current.checkProcessedAndRecord(...args);
+	removeProcessed: IDataDeduplicator['removeProcessed'] = async (...args) => await this.current.removeProcessed(...args);
+	clearAllProcessedItems: IDataDeduplicator['clearAllProcessedItems'] = async (scope, contextData) => await this.current.clearAllProcessedItems(scope, contextData);
+	getProcessedDataCount: IDataDeduplicator['getProcessedDataCount'] = async (...args) => await this.current.getProcessedDataCount(...args);
+}
+
+let service: CurrentStore | undefined;
+
+/** The store `store` becomes the one n8n-core's helpers reach, from now on. */
+export function useProcessedItemsStore(store: ProcessedItemsStore): void {
+	if (!service) {
+		service = new CurrentStore();
+		void DataDeduplicationService.init(service);
+	}
+	service.current = store;
+}
