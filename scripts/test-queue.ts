@@ -342,6 +342,14 @@ async function staticDataOf(pg: RunningPostgres, workflowId: string): Promise<st
 	return (await pg.sql(`select coalesce("staticData"::text, '') from workflow_entity where id = '${workflowId}'`)).trim();
 }
 
+/** The watch's entries in n8n's processed-items store (the deduplication helpers' table), as text. */
+async function processedEntriesOf(pg: RunningPostgres, workflowId: string): Promise<string> {
+	return (await pg.sql(`select coalesce(string_agg(context || ' ' || value::text, '; ' order by context), '') from processed_data where "workflowId" = '${workflowId}'`)).trim();
+}
+
+/** What the watch remembers, in both places it keeps it. */
+const watchMemoryOf = async (pg: RunningPostgres, workflowId: string) => `${await staticDataOf(pg, workflowId)} | ${await processedEntriesOf(pg, workflowId)}`;
+
 // ---- scenarios -------------------------------------------------------------------------------------
 
 function checkSheetRun(run: RunData, sheet: Row[], label: string): { registered: number; notRegistered: number; failed: number } {
@@ -422,15 +430,12 @@ async function scenarioThreeSheets(cluster: Cluster, sandbox: Sandbox): Promise<
 }
 
 /**
- * Whether an execution on a worker starts from the static data the last run saved. Measured by the overlap
- * step. n8n 2.41.1 does not: the execution's stored workflow snapshot has no staticData (toWorkflowSnapshot in
- * executions/execution-data/types.js) and a new execution is enqueued with loadStaticData false
- * (workflow-runner.js: only resumed executions reload it), so job-processor.js starts it with none.
+ * n8n 2.41.1 starts every execution on a worker without the static data the last run saved: the execution's
+ * stored workflow snapshot has no staticData (toWorkflowSnapshot in executions/execution-data/types.js) and
+ * a new execution is enqueued with loadStaticData false (workflow-runner.js: only resumed executions reload
+ * it), so job-processor.js starts it with none. Watch for Changes therefore also remembers in n8n's
+ * processed-items store, which workers read and write per call (nodes/shared/model/watchEntries.ts).
  */
-let workersSeeStaticData: boolean | undefined;
-const LIMITATION =
-	'n8n 2.41.1 queue mode: worker executions start with empty static data (the saved state is not loaded), so every run of Watch for Changes is a baseline';
-
 async function measureOverlap(cluster: Cluster, sandbox: Sandbox): Promise<void> {
 	log('--- overlap: two executions of one watch workflow at once');
 	// Long enough (about 2 s at the limit) that two executions started together certainly overlap.
@@ -438,6 +443,8 @@ async function measureOverlap(cluster: Cluster, sandbox: Sandbox): Promise<void>
 	const baseline = await startAndWait(cluster, 'queueWatch', 'queue-watch', [{ rows: list }]);
 	check(baseline.executions[0].status === 'success', `the baseline watch run succeeded (${baseline.executions[0].status})`);
 	check(/"fr\/809123458":\{"s":"A"/.test(await staticDataOf(cluster.pg, 'queueWatch')), 'the baseline run saved fr/809123458 as Active in the workflow\'s static data');
+	const entries = await processedEntriesOf(cluster.pg, 'queueWatch');
+	check(entries.startsWith('n:'), `the baseline run saved its entries in n8n's processed-items store (${entries.length} characters)`);
 	sandbox.changeCompany({ country: 'fr', companyId: '809123458' }, { status: 'Inactive' });
 	const pair = await startAndWait(cluster, 'queueWatch', 'queue-watch', [{ rows: list }, { rows: list }]);
 	const [a, b] = pair.executions;
@@ -446,19 +453,16 @@ async function measureOverlap(cluster: Cluster, sandbox: Sandbox): Promise<void>
 	const after = await startAndWait(cluster, 'queueWatch', 'queue-watch', [{ rows: list }]);
 	const afterEvents = eventsIn(await runDataOf(cluster.pg, after.executions[0].id), 'Watch for Changes');
 	check(pair.executions.every((execution) => execution.status === 'success') && overlapped, `both executions succeeded and overlapped in time`);
-	const total = pairEvents.flat().length + afterEvents.length;
-	check(
-		[...pairEvents.flat(), ...afterEvents].every((item) => item.json.event === 'turnedInactive'),
-		`no event other than the one change (${describeEvents([...pairEvents.flat(), ...afterEvents])})`,
-	);
-	workersSeeStaticData = total > 0;
-	if (!workersSeeStaticData) log(`KNOWN LIMITATION ${LIMITATION}: the change was reported by none of the three runs`);
-	const verdict = total === 1 ? 'reported exactly once' : total === 0 ? 'never reported (no run saw the saved state)' : `REPEATED (${total} times)`;
+	const all = [...pairEvents.flat(), ...afterEvents];
+	const total = all.length;
+	check(all.every((item) => item.json.event === 'turnedInactive'), `no event other than the one change (${describeEvents(all)})`);
+	const verdict = total === 1 ? 'reported exactly once' : total === 0 ? 'NEVER REPORTED' : `REPEATED (${total} times)`;
 	log(
 		`FIGURES overlap: executions ${a.id} (${cluster.ranOn.get(a.id)?.join(',')}, ${a.startedAt.toFixed(2)}-${a.stoppedAt.toFixed(2)}) and ${b.id} ` +
 			`(${cluster.ranOn.get(b.id)?.join(',')}, ${b.startedAt.toFixed(2)}-${b.stoppedAt.toFixed(2)}): events [${pairEvents.map(describeEvents).join(' | ')}]; ` +
 			`the run after: [${describeEvents(afterEvents)}]; one turnedInactive was ${verdict}`,
 	);
+	check(total === 1, `two overlapping runs on the workers and the run after report the change exactly once (${verdict})`);
 }
 
 async function scenarioKilledWorker(cluster: Cluster, sandbox: Sandbox): Promise<void> {
@@ -466,8 +470,8 @@ async function scenarioKilledWorker(cluster: Cluster, sandbox: Sandbox): Promise
 	const sheet = makeSheet(1000, 60_000_000);
 	const baseline = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [{ rows: sheet }]);
 	check(baseline.executions[0].status === 'success', `the baseline run succeeded (${baseline.executions[0].status})`);
-	const stateBefore = await staticDataOf(cluster.pg, 'queueSheetWatch');
-	check(stateBefore.includes('de/HRB20481'), 'the baseline run saved the watch state');
+	const stateBefore = await watchMemoryOf(cluster.pg, 'queueSheetWatch');
+	check(stateBefore.includes('de/HRB20481') && stateBefore.includes('| n:'), 'the baseline run saved the watch state (static data and processed-items entries)');
 	sandbox.changeCompany({ country: 'de', companyId: 'HRB20481' }, { status: 'Inactive' });
 
 	const before = new Set((await executionsOf(cluster.pg, 'queueSheetWatch')).map((execution) => execution.id));
@@ -507,20 +511,16 @@ async function scenarioKilledWorker(cluster: Cluster, sandbox: Sandbox): Promise
 	check(['crashed', 'error'].includes(current!.status) && !rerun, `n8n gives the killed execution up (status ${current!.status}), it does not run it again`);
 	const killedRegistered = killedRun ? (outputs(killedRun, 'Company Registry')[0] ?? []) : [];
 	check(killedRegistered.every((item) => item.json.isRegistered === true), `nothing wrong reached Registered in the killed execution (${killedRegistered.length} items kept)`);
-	check((await staticDataOf(cluster.pg, 'queueSheetWatch')) === stateBefore, 'the watch state is exactly as the last finished run left it');
+	check((await watchMemoryOf(cluster.pg, 'queueSheetWatch')) === stateBefore, 'the watch state (static data and processed-items entries) is exactly as the last finished run left it');
 
 	const next = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [{ rows: sheet }]);
 	const nextRun = await runDataOf(cluster.pg, next.executions[0].id);
 	checkSheetRun(nextRun, sheet, 'scenario 4, the next run');
 	const events = eventsIn(nextRun, 'Watch for Changes');
-	if (workersSeeStaticData) {
-		check(
-			events.length === 1 && events[0].json.event === 'turnedInactive' && (events[0].json.lookup as { companyId?: string }).companyId === 'HRB20481',
-			`the next run reports de/HRB20481 turning Inactive once (${describeEvents(events)})`,
-		);
-	} else {
-		check(events.length === 0, `the next run reports no false change (${describeEvents(events)}); the real one is missed: ${LIMITATION}`);
-	}
+	check(
+		events.length === 1 && events[0].json.event === 'turnedInactive' && (events[0].json.lookup as { companyId?: string }).companyId === 'HRB20481',
+		`the next run reports de/HRB20481 turning Inactive once (${describeEvents(events)})`,
+	);
 	check(/"de\/HRB20481":\{"s":"I"/.test(await staticDataOf(cluster.pg, 'queueSheetWatch')), 'the next run saved de/HRB20481 as Inactive: the state is whole again');
 	const again = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [{ rows: sheet }]);
 	const againEvents = eventsIn(await runDataOf(cluster.pg, again.executions[0].id), 'Watch for Changes');
@@ -547,7 +547,6 @@ async function scenarioWatchers(cluster: Cluster, sandbox: Sandbox): Promise<voi
 	log(`the trigger's baseline poll saved its state in Postgres: ${triggerStateAtBaseline.includes('04417982') ? 'yes' : 'no (kept in the main\'s memory until a poll emits)'}`);
 	const changedAt = Date.now();
 	sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
-	const expectedFromSchedule = workersSeeStaticData ? 1 : 0;
 	await waitFor('turnedInactive from the trigger', async () => count(await trigger(), 'turnedInactive') >= 1, 150);
 	log(`FIGURES scenario 3: turnedInactive from the trigger ${((Date.now() - changedAt) / 1000).toFixed(0)} s after the change`);
 	const [pollsAtEvent, scheduledAtEvent] = [polls(), scheduled()];
@@ -555,10 +554,7 @@ async function scenarioWatchers(cluster: Cluster, sandbox: Sandbox): Promise<voi
 	// The executions those later runs started (if any) have to be finished before counting.
 	await new Promise((done) => setTimeout(done, 5000));
 	check(count(await trigger(), 'turnedInactive') === 1, `the trigger reported turnedInactive exactly once (${count(await trigger(), 'turnedInactive')})`);
-	check(
-		count(await schedule(), 'turnedInactive') === expectedFromSchedule,
-		`the scheduled watch reported turnedInactive ${expectedFromSchedule === 1 ? 'exactly once' : `never (${LIMITATION})`} (got ${count(await schedule(), 'turnedInactive')})`,
-	);
+	check(count(await schedule(), 'turnedInactive') === 1, `the scheduled watch reported turnedInactive exactly once (${count(await schedule(), 'turnedInactive')})`);
 
 	const [pollsBeforeRestart, scheduledBeforeRestart] = [polls(), scheduled()];
 	await checklist.timed('restart of every n8n process', async () => {
@@ -575,11 +571,11 @@ async function scenarioWatchers(cluster: Cluster, sandbox: Sandbox): Promise<voi
 	await new Promise((done) => setTimeout(done, 25_000));
 	const [triggerEvents, scheduleEvents] = [await trigger(), await schedule()];
 	check(
-		count(triggerEvents, 'turnedInactive') === 1 && count(scheduleEvents, 'turnedInactive') === expectedFromSchedule,
+		count(triggerEvents, 'turnedInactive') === 1 && count(scheduleEvents, 'turnedInactive') === 1,
 		`after the restart, no turnedInactive was repeated (trigger ${count(triggerEvents, 'turnedInactive')}, schedule ${count(scheduleEvents, 'turnedInactive')})`,
 	);
 	check(
-		count(triggerEvents, 'turnedActive') === 1 && count(scheduleEvents, 'turnedActive') === expectedFromSchedule,
+		count(triggerEvents, 'turnedActive') === 1 && count(scheduleEvents, 'turnedActive') === 1,
 		`the state survived the restart: the change back is reported once by each (trigger ${count(triggerEvents, 'turnedActive')}, schedule ${count(scheduleEvents, 'turnedActive')})`,
 	);
 	check(

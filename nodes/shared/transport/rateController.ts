@@ -26,7 +26,9 @@ import { MAX_TIMER_MS, wait } from './wait';
  * - Each later 429 wave is one congestion event: the rate drops at least 5% (at most by half) towards
  *   what the registry admitted per second of sending over the last second (longer at slow paces: a few
  *   answers say nothing), and climbs back quickly towards that, then slowly beyond it, so a limit that
- *   rises is found again. Requests sent before an event that meet 429
+ *   rises is found again. In a spell of waves less than a second apart, once requests sent during the
+ *   spell have had enough answers, only they count: the second before may have spent a reserve (a
+ *   bucket that filled during a pause) the registry no longer has. Requests sent before an event that meet 429
  *   belong to it: one wave, one decrease. A wave that follows a burst of saved-up credit says the
  *   registry does not hold bursts (a window, not a bucket): the pace stays, bursts end, and nobody
  *   sends until the burst has left the registry's window (as long after it began as the first pause).
@@ -125,6 +127,8 @@ const BURST_BLAME_MS = 1_000;
 const ADMITTED_SPAN_MS = 1_000;
 const ADMITTED_SPAN_MAX_MS = 5_000;
 const ADMITTED_SPAN_ANSWERS = 20;
+/** Waves of 429s closer together than this are one spell of congestion. */
+const CONGESTION_SPELL_MS = 1_000;
 /** The first request after a window's reset refused (the reset reckoned early): nobody sends this long, doubling in a row. */
 const EARLY_RESET_HOLD_MS = 25;
 /** The shortest wait for a window's reset, whatever the headers say. */
@@ -176,8 +180,10 @@ export class RateController {
 	private inFlight = 0;
 	private pausedUntil = 0;
 	private pausedSince = 0;
-	/** When recent answers came (the last few seconds): what the registry admitted lately. */
-	private readonly answeredAt: number[] = [];
+	/** The requests the registry admitted lately (the last few seconds): when each was answered, and sent. */
+	private readonly admitted: Array<{ at: number; sentAt: number }> = [];
+	/** How long an answer takes, lately (a moving average). */
+	private latencyMs = 0;
 	private stormLevel = 0;
 	private wakeArmedFor: number | undefined;
 
@@ -191,6 +197,8 @@ export class RateController {
 	private lastEventAt: number | undefined;
 	private answeredSinceEvent = 0;
 	private readonly recentEvents: number[] = [];
+	/** When the current spell of congestion (waves less than CONGESTION_SPELL_MS apart) began. */
+	private congestionSince = 0;
 
 	/** Learned from X-RateLimit-Remaining on ordinary answers. */
 	private answered = 0;
@@ -404,8 +412,9 @@ export class RateController {
 		// An admission ends a storm: the waves around it were congestion, not a registry refusing all.
 		this.stormLevel = 0;
 		this.recentEvents.length = 0;
-		this.answeredAt.push(now);
-		while (now - this.answeredAt[0] > ADMITTED_SPAN_MAX_MS) this.answeredAt.shift();
+		this.admitted.push({ at: now, sentAt: report.sentAt });
+		while (now - this.admitted[0].at > ADMITTED_SPAN_MAX_MS) this.admitted.shift();
+		this.latencyMs += (now - report.sentAt - this.latencyMs) * 0.1;
 		if (report.remaining !== undefined) this.recordRemaining(now, report.sentAt, report.remaining);
 		if (this.rate === undefined) return;
 		if (this.ceiling !== undefined && this.rate < 0.97 * this.ceiling) {
@@ -424,6 +433,8 @@ export class RateController {
 		this.stats.events += 1;
 		const since = this.lastEventAt ?? this.firstSentAt ?? now;
 		const answered = this.answeredSinceEvent;
+		// Waves close together are one spell of congestion: what was admitted since it began tells the limit.
+		if (this.lastEventAt === undefined || now - this.lastEventAt > CONGESTION_SPELL_MS) this.congestionSince = now;
 		this.lastEventAt = now;
 		this.answeredSinceEvent = 0;
 		this.recentEvents.push(now);
@@ -484,10 +495,19 @@ export class RateController {
 	 * below the limit. A pause is no time the registry refused.
 	 */
 	private admittedRate(now: number): number {
+		// In a spell of waves, the second before it began may have spent a reserve the registry no longer
+		// has (a bucket filled during a pause): once requests sent during the spell have been admitted
+		// often enough, only they count, per ms of sending up to those whose answers are due by now.
+		const until = now - this.latencyMs;
+		const inSpell = this.admitted.filter(({ sentAt }) => sentAt > this.congestionSince && sentAt <= until).length;
+		if (until > this.congestionSince && inSpell >= ADMITTED_SPAN_ANSWERS / 2) {
+			const pausedMs = Math.max(0, Math.min(until, this.pausedUntil) - Math.max(this.congestionSince, this.pausedSince));
+			return (inSpell * 1000) / Math.max(1, until - this.congestionSince - pausedMs);
+		}
 		const spanMs = Math.min(ADMITTED_SPAN_MAX_MS, Math.max(ADMITTED_SPAN_MS, (ADMITTED_SPAN_ANSWERS * 1000) / (this.rate ?? 1)));
 		const from = now - spanMs;
 		const pausedMs = Math.max(0, Math.min(now, this.pausedUntil) - Math.max(from, this.pausedSince));
-		const count = this.answeredAt.filter((at) => at > from).length;
+		const count = this.admitted.filter(({ at }) => at > from).length;
 		return (count * 1000) / Math.max(1, now - from - pausedMs);
 	}
 
