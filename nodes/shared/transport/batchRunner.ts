@@ -66,9 +66,9 @@ export async function runBatch(
 	const onCancel = () => stop.abort();
 	context.cancelSignal?.addEventListener('abort', onCancel, { once: true });
 	if (context.cancelSignal?.aborted) stop.abort();
-	const session = new LookupSession(settings, context, stop.signal);
+	let next = 0;
+	const session = new LookupSession(settings, context, stop.signal, () => count - next);
 	try {
-		let next = 0;
 		const worker = async () => {
 			while (next < count) {
 				const index = next++;
@@ -115,8 +115,9 @@ class LookupSession {
 		private readonly settings: BatchSettings,
 		private readonly context: BatchContext,
 		private readonly signal: AbortSignal,
+		rowsNotTaken: () => number,
 	) {
-		this.tenant = RateController.for(settings.registryKey).join({ ...settings, firstRequestAlone: !context.tokenWasStored });
+		this.tenant = RateController.for(settings.registryKey).join({ ...settings, firstRequestAlone: !context.tokenWasStored, rowsNotTaken });
 		this.renewal = new TokenRenewal(context.tokenWasStored);
 		this.waits = new Waits(signal);
 		signal.addEventListener(

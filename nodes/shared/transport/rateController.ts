@@ -28,7 +28,9 @@ import { MAX_TIMER_MS, wait } from './wait';
  *   answers say nothing), and climbs back quickly towards that, then slowly beyond it, so a limit that
  *   rises is found again. In a spell of waves less than a second apart, once requests sent during the
  *   spell have had enough answers, only they count: the second before may have spent a reserve (a
- *   bucket that filled during a pause) the registry no longer has. Requests sent before an event that meet 429
+ *   bucket that filled during a pause) the registry no longer has. With less than two seconds of work
+ *   left the pace stops probing: a 429 there costs its request a whole Retry-After, with nothing left to
+ *   send meanwhile. Requests sent before an event that meet 429
  *   belong to it: one wave, one decrease. A wave that follows a burst of saved-up credit says the
  *   registry does not hold bursts (a window, not a bucket): the pace stays, bursts end, and nobody
  *   sends until the burst has left the registry's window (as long after it began as the first pause).
@@ -64,6 +66,8 @@ export interface TenantSettings {
 	firstRequestAlone?: boolean;
 	/** Optional user cap for this execution; undefined for none. */
 	maxRequestsPerSecond?: number;
+	/** How many of this execution's rows no lookup has taken yet (undefined: unknown, many). */
+	rowsNotTaken?: () => number;
 	/**
 	 * How long one lookup may wait for the registry's rate limit: a window whose reset is further away
 	 * (a spent daily quota) fails the waiting lookups at once instead of holding them.
@@ -142,6 +146,8 @@ const RECOVERY_PER_ANSWER = 0.05;
 /** Before any congestion event while paced the first estimate may be low: find the limit quickly. */
 const SEARCH_GROWTH_PER_SECOND = 0.25;
 const PROBE_GROWTH_PER_SECOND = 0.02;
+/** With less work left than this many seconds at the pace, the pace stops probing beyond the last event's rate. */
+const END_OF_WORK_S = 2;
 /** The window over which the registry's refill rate is estimated from X-RateLimit-Remaining. */
 const REFILL_WINDOW_MS = 3_000;
 /** A remaining budget older than this no longer describes the registry. */
@@ -199,6 +205,7 @@ export class RateController {
 	private readonly recentEvents: number[] = [];
 	/** When the current spell of congestion (waves less than CONGESTION_SPELL_MS apart) began. */
 	private congestionSince = 0;
+	private lastCongestionAt = Number.NEGATIVE_INFINITY;
 
 	/** Learned from X-RateLimit-Remaining on ordinary answers. */
 	private answered = 0;
@@ -234,6 +241,13 @@ export class RateController {
 		this.tenants.delete(tenant);
 		if (this.tenants.size === 0) this.idleSince = Date.now();
 		this.pump();
+	}
+
+	/** Lookups still to send by every execution here: those waiting, in flight, and rows not yet taken. */
+	private workLeft(): number {
+		let left = 0;
+		for (const tenant of this.tenants) left += tenant.queue.length + tenant.inFlight + (tenant.settings.rowsNotTaken?.() ?? Number.POSITIVE_INFINITY);
+		return left;
 	}
 
 	/** The pace the controller keeps now (requests/s), undefined while it knows no limit. */
@@ -420,6 +434,9 @@ export class RateController {
 		if (this.ceiling !== undefined && this.rate < 0.97 * this.ceiling) {
 			this.rate += (this.ceiling - this.rate) * RECOVERY_PER_ANSWER;
 		} else {
+			// Near the end of the work a higher limit would gain nothing, and a 429 would cost its request a
+			// whole Retry-After with nothing else left to send meanwhile: the pace stops probing.
+			if (this.workLeft() < this.rate * END_OF_WORK_S) return;
 			// Beyond the last event's rate, probe slowly: a limit that rose is found again.
 			const growth = this.ceiling === undefined ? SEARCH_GROWTH_PER_SECOND : PROBE_GROWTH_PER_SECOND;
 			this.rate *= Math.pow(1 + growth, 1 / this.rate);
@@ -433,8 +450,6 @@ export class RateController {
 		this.stats.events += 1;
 		const since = this.lastEventAt ?? this.firstSentAt ?? now;
 		const answered = this.answeredSinceEvent;
-		// Waves close together are one spell of congestion: what was admitted since it began tells the limit.
-		if (this.lastEventAt === undefined || now - this.lastEventAt > CONGESTION_SPELL_MS) this.congestionSince = now;
 		this.lastEventAt = now;
 		this.answeredSinceEvent = 0;
 		this.recentEvents.push(now);
@@ -471,6 +486,9 @@ export class RateController {
 			this.creditCap = 1;
 			this.pauseUntil(Math.max(now, this.burstStartedAt + Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS)));
 		} else {
+			// Waves close together are one spell of congestion: what was admitted since it began tells the limit.
+			if (now - this.lastCongestionAt > CONGESTION_SPELL_MS) this.congestionSince = now;
+			this.lastCongestionAt = now;
 			const admitted = this.admittedRate(now);
 			// The pace to climb back to is what the registry took, not the pace that overshot it: where
 			// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then. Where
