@@ -264,6 +264,24 @@ describe('rate controller', () => {
 		expect(controller.pace).toBeGreaterThanOrEqual(25);
 	});
 
+	it('stops probing for a higher limit when less than two seconds of work are left: a 429 there would cost a whole Retry-After', async () => {
+		const paceAfterAnswers = async (rowsLeft: number) => {
+			const controller = new RateController();
+			const tenant = controller.join({ maxConcurrency: 50, rowsNotTaken: () => rowsLeft });
+			await learnedPace(controller, tenant);
+			const learned = controller.pace!;
+			for (let index = 0; index < 10; index++) {
+				const permit = await tenant.acquire();
+				tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: 200 });
+			}
+			return controller.pace! / learned;
+		};
+		// Many rows left: each answer lets the pace grow towards a limit not yet found.
+		expect(await paceAfterAnswers(10_000)).toBeGreaterThan(1);
+		// The last rows: the pace stays.
+		expect(await paceAfterAnswers(0)).toBe(1);
+	});
+
 	it('gives a leaving execution\'s waiters a cancellation, not a hang', async () => {
 		const controller = new RateController();
 		const tenant = controller.join({ maxConcurrency: 1, firstRequestAlone: true });
