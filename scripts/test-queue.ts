@@ -44,7 +44,8 @@ const PACKAGE_NODE = 'n8n-nodes-company-registry.companyRegistry';
 const checklist = new Checklist('test:queue');
 const { check, log } = { check: checklist.check.bind(checklist), log: checklist.log.bind(checklist) };
 const processes = new Processes();
-const flatted = createRequire(join(n8nDir, 'package.json'))('flatted') as { parse(text: string): unknown };
+/** n8n's own run-data format, read with the `flatted` n8n ships: required once n8n is prepared (a cold run installs it first). */
+const flatted = { parse: (text: string) => (createRequire(join(n8nDir, 'package.json'))('flatted') as { parse(text: string): unknown }).parse(text) };
 
 /** Registered and Active in the sandbox (sandbox/companies.json); every other row is unknown or invalid. */
 const REGISTERED = [
