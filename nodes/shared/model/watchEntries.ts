@@ -6,11 +6,10 @@ import {
 	compareSnapshots,
 	dayNumber,
 	snapshotOf,
-	statusName,
 	watchKey,
-	type CompanyChange,
 	type CompanySnapshot,
 	type FoundChange,
+	type PreviousSnapshot,
 	type WatchState,
 } from './watchState';
 
@@ -55,9 +54,6 @@ function outdatedEntries(id: string, saved: CompanySnapshot | undefined, current
 	return entriesOf(id, saved).filter((old) => !now.has(old));
 }
 
-/** The previous values a change item shows; a name, address or day not known is undefined. */
-type Previous = FoundChange['previous'];
-
 interface Lookup {
 	key: LookupKey;
 	record: CompanyRecord;
@@ -82,16 +78,15 @@ export async function detectChangesInStore(
 		const id = watchKey(lookup.key);
 		if (!watched.has(id)) watched.set(id, { ...lookup, current: snapshotOf(lookup.record, today), saved: companies[id] });
 	}
-	const ids = [...watched.keys()];
+	const seen = [...watched];
 
-	const current = ids.flatMap((id) => entriesOf(id, watched.get(id)!.current));
-	const known = new Set((await recordEntries(store, current)).map(String));
-	const otherStatuses = ids.flatMap((id) => STATUSES.filter((status) => status !== watched.get(id)!.current.s).map((status) => entry(id, 'status', status)));
+	const known = new Set((await recordEntries(store, seen.flatMap(([id, { current }]) => entriesOf(id, current)))).map(String));
+	const otherStatuses = seen.flatMap(([id, { current }]) => STATUSES.filter((status) => status !== current.s).map((status) => entry(id, 'status', status)));
 	const formerly = new Set((await recordEntries(store, otherStatuses)).map(String));
-	await removeEntries(store, [...otherStatuses, ...ids.flatMap((id) => outdatedEntries(id, watched.get(id)!.saved, watched.get(id)!.current))]);
+	await removeEntries(store, [...otherStatuses, ...seen.flatMap(([id, { saved, current }]) => outdatedEntries(id, saved, current))]);
 
 	const found: FoundChange[] = [];
-	for (const [id, { key, record, itemIndex, current: now, saved }] of watched) {
+	for (const [id, { key, record, itemIndex, current: now, saved }] of seen) {
 		companies[id] = now;
 		const previousStatus = known.has(entry(id, 'status', now.s)) ? now.s : STATUSES.find((status) => formerly.has(entry(id, 'status', status)));
 		if (previousStatus === undefined) {
@@ -104,40 +99,21 @@ export async function detectChangesInStore(
 			}
 			continue;
 		}
-		const same = (field: Field, value: string | null) => known.has(entry(id, field, value));
-		// The static data's values, where they are the ones the store says changed.
+		// A name or address whose entry was not known has changed; its old value is the static data's, where
+		// that differs (else not known: null).
+		const nameChanged = !known.has(entry(id, 'name', now.n ?? null));
+		const addressChanged = !known.has(entry(id, 'address', now.a ?? null));
 		const savedValue = (field: 'n' | 'a') => (saved && saved[field] !== now[field] ? saved[field] : undefined);
-		const previous: Previous = {
+		const previous: PreviousSnapshot = {
 			s: previousStatus,
-			n: same('name', now.n ?? null) ? now.n : savedValue('n'),
-			a: same('address', now.a ?? null) ? now.a : savedValue('a'),
+			n: nameChanged ? savedValue('n') : now.n,
+			a: addressChanged ? savedValue('a') : now.a,
 			...(saved ? { d: saved.d } : {}),
 		};
-		const change = changeOf(previous, now, { name: !same('name', now.n ?? null), address: !same('address', now.a ?? null) });
+		const change = compareSnapshots(previous, now, { officialName: nameChanged, registeredAddress: addressChanged });
 		if (change) found.push({ key, record, change, previous, itemIndex });
 	}
 	return found;
-}
-
-/**
- * The change the store's answers describe. A name or address whose entry was not known has changed, even
- * where its previous value is not known (then null).
- */
-function changeOf(previous: NonNullable<Previous>, now: CompanySnapshot, changed: { name: boolean; address: boolean }): CompanyChange | undefined {
-	const wasRegistered = previous.s !== 'N';
-	const isRegistered = now.s !== 'N';
-	if (wasRegistered !== isRegistered || !isRegistered) return compareSnapshots({ ...previous, d: 0 }, now);
-	const change: CompanyChange = { event: 'detailsChanged', changedFields: [], changes: {} };
-	const add = (field: 'status' | 'officialName' | 'registeredAddress', before: string | null, after: string | null) => {
-		change.changedFields.push(field);
-		change.changes[field] = { previous: before, current: after };
-	};
-	if (previous.s !== now.s) add('status', statusName(previous), statusName(now));
-	if (changed.name) add('officialName', previous.n ?? null, now.n ?? null);
-	if (changed.address) add('registeredAddress', previous.a ?? null, now.a ?? null);
-	if (change.changedFields.length === 0) return undefined;
-	if (change.changes.status) change.event = now.s === 'I' ? 'turnedInactive' : 'turnedActive';
-	return change;
 }
 
 /** Forgets companies in the store too, so that one coming back is new again (only the static data lists them). */

@@ -20,6 +20,9 @@ const companySnapshotSchema = z.object({
 
 export type CompanySnapshot = z.infer<typeof companySnapshotSchema>;
 
+/** What was known of a company before; the last check's day is not known where only n8n's processed-items store remembered it. */
+export type PreviousSnapshot = Omit<CompanySnapshot, 'd'> & { d?: number };
+
 /** The static data a watch keeps: one snapshot per company key. */
 export interface WatchState {
 	companies?: Record<string, CompanySnapshot>;
@@ -105,13 +108,18 @@ export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot 
 	};
 }
 
-export const statusName = (snapshot: Pick<CompanySnapshot, 's'>) => (snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null);
+const statusName = (snapshot: Pick<CompanySnapshot, 's'>) => (snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null);
 
 /**
  * What changed between the last snapshot and the current one, or undefined when nothing did.
  * Leaving or re-entering the register is one change ("registration"), not four.
  */
-export function compareSnapshots(previous: CompanySnapshot, current: CompanySnapshot): CompanyChange | undefined {
+export function compareSnapshots(
+	previous: PreviousSnapshot,
+	current: CompanySnapshot,
+	/** Where only n8n's processed-items store knows: whether the name and address changed (their old values may not be known). */
+	detailsChanged?: { officialName: boolean; registeredAddress: boolean },
+): CompanyChange | undefined {
 	const wasRegistered = previous.s !== 'N';
 	const isRegistered = current.s !== 'N';
 	if (wasRegistered !== isRegistered) {
@@ -123,8 +131,9 @@ export function compareSnapshots(previous: CompanySnapshot, current: CompanySnap
 	}
 	if (!isRegistered) return undefined;
 	const change: CompanyChange = { event: 'detailsChanged', changedFields: [], changes: {} };
-	const compare = (field: WatchedField, before: string | null, after: string | null) => {
-		if (before === after) return;
+	const compare = (field: Exclude<WatchedField, 'registration'>, before: string | null, after: string | null) => {
+		const changed = field === 'status' || !detailsChanged ? before !== after : detailsChanged[field];
+		if (!changed) return;
 		change.changedFields.push(field);
 		change.changes[field] = { previous: before, current: after };
 	};
@@ -164,8 +173,7 @@ export interface FoundChange {
 	key: LookupKey;
 	record: CompanyRecord;
 	change: CompanyChange;
-	/** What was known before; the last check's day is not known where only n8n's processed-items store remembered the company. */
-	previous?: Omit<CompanySnapshot, 'd'> & { d?: number };
+	previous?: PreviousSnapshot;
 	/** The input row the change was found on. */
 	itemIndex: number;
 }
