@@ -21,8 +21,8 @@ import { lookupKeyId, type LookupKey } from './model/lookupKey';
 export const ANSWERS_KEPT_MS = 60_000;
 
 /**
- * At most this many answers per node run (about 60 MB at the measured 0.6 KB each; bench/answeredLookups.ts):
- * rows beyond it are asked again in the next try, as before.
+ * At most this many answers per node run: a 100,000-row sheet's answers hold about 14 MB (some 150
+ * bytes each; bench/answeredLookups.ts). Rows beyond it are asked again in the next try, as before.
  */
 export const MAX_ANSWERS = 100_000;
 
