@@ -152,7 +152,10 @@ export class Engine {
 		};
 	}
 
-	/** How often the node was run (each try of Retry On Fail counts), from the engine's debug log. */
+	/**
+	 * How often the node was run, from the engine's debug log: each try after a thrown error counts (a try
+	 * that n8n repeats because the node returned an item with `error` first is not logged).
+	 */
 	triesOf(nodeName: string): number {
 		return this.logs.filter((line) => line.includes(`Running node "${nodeName}" started`)).length;
 	}

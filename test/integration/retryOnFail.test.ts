@@ -2,6 +2,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { makeSheet, uniqueValid, type SheetRow } from '../../sandbox/sheets';
 import { DEFAULT_RATE_LIMIT, startSandbox, type Sandbox } from '../../sandbox/server';
+import { callTool, exampleToolNode, toolEngineFor, type ToolCaller } from '../../harness/tool';
 import {
 	REGISTRY_NODE,
 	branchesOf,
@@ -137,4 +138,40 @@ describe('Retry On Fail (Max Tries 3): a try after a failed one asks the registr
 		await engine.execute(workflow, { rows });
 		expect(sandbox.counters.lookupsByStatus[200]).toBe(2 * unique);
 	});
+});
+
+// A tool call is one row. The AI Agent v3's path runs the tool node in WorkflowExecute, whose Retry On Fail
+// also runs a node again when its first item carries `error` (an error answer); the MCP path
+// (createNodeAsTool) only when the tool throws, which it never does for a row. Either way only a failed
+// call is run again, and it has nothing answered to reuse.
+describe('Retry On Fail and the agent tool', () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0 });
+	});
+	afterAll(async () => await sandbox.close());
+
+	it.each<[ToolCaller, number]>([
+		['agent', 3],
+		['mcp', 1],
+	])(
+		'called by the %s path: an answered call is never run again; a failed one is run %i time(s)',
+		async (caller, runs) => {
+			const engine = toolEngineFor(sandbox);
+			const toolNode = { ...exampleToolNode(), retryOnFail: true, ...RETRY };
+			sandbox.resetCounters();
+			await callTool(engine, caller, [{ country: 'de', companyId: 'HRB12345' }], toolNode);
+			expect(sandbox.counters.lookups).toBe(1);
+			sandbox.resetCounters();
+			const [call] = await callTool(
+				engine,
+				caller,
+				[{ country: 'de', companyId: 'HRB99500' }],
+				toolNode,
+			);
+			expect(call.text).toContain('HTTP 500');
+			// Each run tries the lookup 3 times (Max Attempts' default).
+			expect(sandbox.counters.lookups).toBe(3 * runs);
+		},
+	);
 });
