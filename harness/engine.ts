@@ -63,6 +63,8 @@ export class Engine {
 	readonly nodeTypes = new TestNodeTypes();
 	/** Every line n8n's logger received (the engine's and the nodes' `this.logger`), with its metadata. */
 	readonly logs: string[] = [];
+	/** Called with every log line as it arrives: lets a test act when the engine does something (a try of a node failed). */
+	onLog: ((line: string) => void) | undefined;
 	/** Workflow static data as n8n's database keeps it, by workflow id. */
 	private readonly savedStaticData = new Map<string, IDataObject>();
 	/** n8n's processed-items store (the deduplication helpers' table) of this n8n. */
@@ -76,7 +78,9 @@ export class Engine {
 		const logger = Container.get(Logger);
 		const recorder = {
 			log: (level: string, message: string, meta?: object) => {
-				this.logs.push(`${level} ${message} ${meta ? JSON.stringify(meta) : ''}`);
+				const line = `${level} ${message} ${meta ? JSON.stringify(meta) : ''}`;
+				this.logs.push(line);
+				this.onLog?.(line);
 			},
 			child: () => recorder,
 		};
@@ -137,6 +141,25 @@ export class Engine {
 	 * Runs one poll of a polling trigger node, as n8n's poll scheduler does (mode 'trigger'): on the same
 	 * Workflow object each time, as n8n's ActiveWorkflows do; or its "Fetch Test Event" ('manual').
 	 */
+	/**
+	 * Calls `listener` each time a try of the node ends with an error, with how many of its tries have
+	 * failed so far: WorkflowExecute logs each one before Retry On Fail waits and runs the node again.
+	 */
+	onTryFailed(nodeName: string, listener: (failedTries: number) => void): void {
+		let failedTries = 0;
+		this.onLog = (line) => {
+			if (line.includes(`Running node "${nodeName}" finished with error`)) listener(++failedTries);
+		};
+	}
+
+	/**
+	 * How often the node was run, from the engine's debug log: each try after a thrown error counts (a try
+	 * that n8n repeats because the node returned an item with `error` first is not logged).
+	 */
+	triesOf(nodeName: string): number {
+		return this.logs.filter((line) => line.includes(`Running node "${nodeName}" started`)).length;
+	}
+
 	async poll(workflowFile: WorkflowFile, nodeName: string, mode: 'trigger' | 'manual' = 'trigger') {
 		// Saving a changed workflow re-activates it in n8n: a new definition gets a new Workflow object.
 		const activation = `${workflowFile.id ?? 'test-workflow'} ${JSON.stringify(workflowFile.nodes)}`;

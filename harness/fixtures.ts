@@ -26,6 +26,8 @@ export interface LookupWorkflowChanges {
 	parameters?: IDataObject;
 	/** The node's On Error setting. */
 	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+	/** The node's Retry On Fail setting: Max Tries and Wait Between Tries (ms), as its Settings tab sets them. */
+	retryOnFail?: { maxTries: number; waitBetweenTries: number };
 }
 
 /** test/workflows/lookup-from-sheet.json with the Company Registry node's settings changed. */
@@ -34,6 +36,7 @@ export function lookupWorkflow(changes: LookupWorkflowChanges = {}): WorkflowFil
 	const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
 	node.parameters = { ...node.parameters, ...changes.parameters, options: { ...changes.options } } as INodeParameters;
 	if (changes.onError) node.onError = changes.onError;
+	if (changes.retryOnFail) Object.assign(node, { retryOnFail: true, ...changes.retryOnFail });
 	return workflow;
 }
 

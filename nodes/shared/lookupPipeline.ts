@@ -7,6 +7,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
+import { AnsweredLookups } from './answeredLookups';
 import { DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, MAX_ATTEMPTS, MAX_CONCURRENCY } from './descriptions';
 import type { CompanyRecord } from './model/companyRecord';
 import { LookupInputError, normalizeCountry, toLookupKey, type LookupKey } from './model/lookupKey';
@@ -163,9 +164,15 @@ export async function lookUpRows(
 	const secretsAtStart = secretsIn(credentials);
 	const { id = '', name = '' } = node.credentials?.[CREDENTIAL_TYPE] ?? {};
 	const credential = { id: id ?? '', name, type: CREDENTIAL_TYPE, data: credentials };
+	// Under Retry On Fail, rows the registry answered in an earlier try of this node run are not sent again.
+	const answered = AnsweredLookups.forTry(nodeRunOf(context), `${id ?? ''} ${settings.registryKey}`);
+	const keyToSend = (itemIndex: number): LookupKey | undefined => {
+		const key = stopAtFirstFailure ? keys[itemIndex] : keyAt(itemIndex);
+		return key && !answered.recordFor(key) ? key : undefined;
+	};
 	const outcomes = await runBatch(
 		rows.count,
-		stopAtFirstFailure ? (itemIndex) => keys[itemIndex] : keyAt,
+		keyToSend,
 		settings,
 		{
 			request: registryRequest(context, settings, credential),
@@ -190,11 +197,20 @@ export async function lookUpRows(
 		const key = keys[itemIndex];
 		const inputError = inputErrors.get(itemIndex);
 		if (inputError || !key) return { kind: 'failed', itemIndex, error: inputError ?? cancelled(context, itemIndex) };
-		if (outcome?.kind === 'record') return { kind: 'record', itemIndex, key, record: redactRecord(outcome.record, secrets) };
+		if (outcome?.kind === 'record') {
+			const record = redactRecord(outcome.record, secrets);
+			answered.remember(key, record);
+			return { kind: 'record', itemIndex, key, record };
+		}
+		const earlier = outcome ? undefined : answered.recordFor(key);
+		// A copy: no output shares an object with what is kept for the next try.
+		if (earlier) return { kind: 'record', itemIndex, key, record: redactRecord(earlier, secrets) };
 		const error =
 			outcome?.kind === 'failed' ? registryError(outcome.failure, { node, itemIndex, key, secrets, ...settings }) : cancelled(context, itemIndex);
 		return { kind: 'failed', itemIndex, key, error };
 	});
+	if (results.some((row) => row.kind === 'failed')) answered.keepForNextTry();
+	else answered.release();
 	if (stopAtFirstFailure) {
 		// Cancelled rows only follow a real failure: throw the first real one.
 		const failure = results.find((row) => row.kind === 'failed' && !isCancelled(row.error)) ?? results.find((row) => row.kind === 'failed');
@@ -202,6 +218,12 @@ export async function lookUpRows(
 	}
 	return results;
 }
+
+/**
+ * What stays the same across the tries of one node run, and only them: its input array (see
+ * AnsweredLookups). A poll has none, and n8n never retries one.
+ */
+const nodeRunOf = (context: Context): object | undefined => ('getInputData' in context ? context.getInputData() : undefined);
 
 const cancelled = (context: Context, itemIndex: number) =>
 	new NodeOperationError(context.getNode(), 'The lookup was cancelled: the run stopped at an earlier failure', { itemIndex });
