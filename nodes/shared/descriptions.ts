@@ -29,7 +29,7 @@ export function companyFields(operation?: string): INodeProperties[] {
 			required: true,
 			...(show ? { displayOptions: { show } } : {}),
 			description:
-				'Country whose register holds the company. From an expression, a two-letter code in any case (DE), a three-letter code (DEU) or the English name (Germany) also work.',
+				'Country whose register holds the company. Search by name, ISO code or a common alias (UK, USA, Holland). From an expression, a two-letter code in any case (DE), a three-letter code (DEU) or the English name (Germany) also work.',
 		},
 		{
 			displayName: 'Company ID',

@@ -60,9 +60,7 @@ function collect(properties: INodeProperties[], owner: string, texts: Texts): Te
 				text: property.placeholder,
 			});
 		}
-		// The country names are checked with the country list (countries.test.ts).
-		const options = property.name === 'country' ? [] : (property.options ?? []);
-		for (const option of options) {
+		for (const option of property.options ?? []) {
 			if (isOption(option)) {
 				texts.titles.push({ where: `${where} › option`, text: option.name });
 				if (option.description)
@@ -154,6 +152,8 @@ function titleCaseViolations(title: string): string[] {
 	return words.filter((word, index) => {
 		if (word === '') return false;
 		const lower = word.toLowerCase();
+		// An acronym or a code: "ID", "URL", "IN" (India's code).
+		if (word.length > 1 && word === word.toUpperCase()) return false;
 		if (SMALL_WORDS.has(lower)) return index > 0 ? word !== lower : !/^\p{Lu}/u.test(word);
 		if (index > 0 && NAME_PARTICLES.test(word)) return false;
 		return word.split('-').some((part) => part !== '' && !/^[\p{Lu}\d]/u.test(part));
@@ -202,6 +202,8 @@ describe("the nodes' and the credential's texts follow n8n's UX guidelines", () 
 		['The Company', []],
 		["Côte d'Ivoire", []],
 		['Saint Helena, Ascension and Tristan da Cunha', []],
+		['India (IN)', []],
+		['South Korea (KR; Korea, Republic of)', []],
 	])('the Title Case check reads %j as %j', (title, violations) => {
 		expect(titleCaseViolations(title)).toEqual(violations);
 	});
