@@ -122,7 +122,7 @@ export class CompanyRegistryApi implements ICredentialType {
 			name: 'audience',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.verifiet.com/v1/',
+			placeholder: 'e.g. https://api.verifiet.com/v1/',
 			description: 'Token audience. Leave empty to use {Base URL}/v1/.',
 		},
 		{

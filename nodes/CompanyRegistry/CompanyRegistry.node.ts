@@ -12,7 +12,7 @@ import { runsAsTool } from './actions/company/lookup.operation';
 import { router } from './actions/router';
 
 /**
- * What an agent reads about the tool. n8n's own would be "Look up a company in Company Registry": with a
+ * What an agent reads about the tool. n8n's own would be "Look up company in Company Registry": with a
  * `toolDescription` property of its own the node gives this by default, and the user can edit it.
  */
 export const TOOL_DESCRIPTION =
@@ -30,7 +30,8 @@ export class CompanyRegistry implements INodeType {
 		icon: { light: 'file:companyRegistry.svg', dark: 'file:companyRegistry.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// The operation's name, in Title Case as n8n's guidelines want a subtitle.
+		subtitle: '={{$parameter["operation"] === "watch" ? "Watch for Changes" : "Look Up"}}',
 		description:
 			"Check a company against its country's government register: whether it is registered, its official name, status, registration date and address",
 		defaults: { name: 'Company Registry' },

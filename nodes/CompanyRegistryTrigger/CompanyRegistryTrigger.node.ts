@@ -30,7 +30,8 @@ export class CompanyRegistryTrigger implements INodeType {
 		icon: { light: 'file:companyRegistry.svg', dark: 'file:companyRegistry.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{"Watching " + ($parameter["companies"]["company"] || []).length + " companies"}}',
+		subtitle:
+			'={{"Watching " + ($parameter["companies"]["company"] || []).length + (($parameter["companies"]["company"] || []).length === 1 ? " Company" : " Companies")}}',
 		description:
 			'Starts the workflow when a watched company turns Inactive, leaves the register, or changes its official name or address',
 		defaults: { name: 'Company Registry Trigger' },
@@ -41,7 +42,7 @@ export class CompanyRegistryTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Checks the companies below on the poll schedule and starts the workflow with one item per change. The first check only records each company. "Fetch Test Event" returns the current state of the first company.',
+					'Checks the companies below on the poll schedule and starts the workflow with one item per change. The first check only records each company. \'Fetch Test Event\' returns the current state of the first company.',
 				name: 'triggerNotice',
 				type: 'notice',
 				default: '',

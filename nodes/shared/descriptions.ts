@@ -29,7 +29,7 @@ export function companyFields(operation?: string): INodeProperties[] {
 			required: true,
 			...(show ? { displayOptions: { show } } : {}),
 			description:
-				'Country whose register holds the company. From an expression, a two-letter code in any case (DE), a three-letter code (DEU) or the English name (Germany) also work.',
+				'Country whose register holds the company. Search by name, ISO code or a common alias (UK, USA, Holland). From an expression, a two-letter code in any case (DE), a three-letter code (DEU) or the English name (Germany) also work.',
 		},
 		{
 			displayName: 'Company ID',
@@ -37,7 +37,7 @@ export function companyFields(operation?: string): INodeProperties[] {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'HRB12345',
+			placeholder: 'e.g. HRB12345',
 			...(show ? { displayOptions: { show } } : {}),
 			description:
 				"The company's identifier in that country's register, as issued by the government (in some countries the tax number)",
@@ -63,9 +63,9 @@ export const requestOptions = {
 		name: 'language',
 		type: 'string',
 		default: '',
-		placeholder: 'en',
+		placeholder: 'e.g. en',
 		description:
-			'Language code for the official name and address, e.g. en. Where the register has no text in that language, the native one is returned.',
+			'Language of the official name and address, as a language code such as en or pt-BR. Where the register has no text in that language, its own language is returned.',
 	},
 	maxAttempts: {
 		displayName: 'Max Attempts',
@@ -74,7 +74,7 @@ export const requestOptions = {
 		typeOptions: { minValue: 1, maxValue: MAX_ATTEMPTS },
 		default: DEFAULT_ATTEMPTS,
 		description:
-			'How often one lookup is tried when the registry fails in a way that may pass (HTTP 500, 502, 503, 504, a dropped connection, a timeout), waiting longer each time. 1 turns these retries off.',
+			'How many times one lookup is tried when the registry is briefly unavailable (HTTP 500, 502, 503 or 504, a dropped connection, no answer in time), waiting longer each time. Set it to 1 to turn these retries off.',
 	},
 	maxConcurrency: {
 		displayName: 'Max Concurrent Requests',
@@ -92,7 +92,7 @@ export const requestOptions = {
 		typeOptions: { minValue: 0 },
 		default: 60,
 		description:
-			"How long one lookup may wait in total when the registry answers 429 Too Many Requests, honouring its Retry-After. A lookup that would have to wait longer fails at once with 429, which the node's Retry On Fail setting can retry.",
+			"How long one lookup may wait in total when the registry answers 429 Too Many Requests and says when to try again. A lookup that would have to wait longer stops at once with 429; raise this value, lower 'Max Requests per Second', or turn on the node's 'Retry On Fail' setting.",
 	},
 	maxRequestsPerSecond: {
 		displayName: 'Max Requests per Second',
@@ -101,7 +101,7 @@ export const requestOptions = {
 		typeOptions: { minValue: 0, numberPrecision: 2 },
 		default: 0,
 		description:
-			'A cap, e.g. to leave part of a quota to other clients. 0 means no cap: the node learns the registry\'s limit from its answers.',
+			"A cap, e.g. to leave part of a quota to other clients. 0 means no cap: the node learns the registry's limit from its answers.",
 	},
 	timeout: {
 		displayName: 'Request Timeout (Seconds)',
@@ -119,7 +119,8 @@ export const reportFirstSightingsOption: INodeProperties = {
 	name: 'reportFirstSightings',
 	type: 'boolean',
 	default: false,
-	description: 'Whether a company checked for the first time is output (event "firstSeen"). Otherwise it only sets the baseline.',
+	description:
+		'Whether a company checked for the first time is output (event "firstSeen"). Otherwise it only sets the baseline.',
 };
 
 /** Sorted by display name, as n8n's linter wants a collection's options. */

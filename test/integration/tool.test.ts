@@ -111,7 +111,7 @@ describe('Company Registry Tool (AI agents, MCP)', () => {
 	});
 
 	describe('what the MCP client is told about the tool', () => {
-		it("names the tool after its node and describes it, its arguments and its answers (n8n's own would be 'Look up a company in Company Registry')", async () => {
+		it("names the tool after its node and describes it, its arguments and its answers (n8n's own would be 'Look up company in Company Registry')", async () => {
 			const [call] = await callTool(toolEngineFor(sandbox), 'mcp', [{ country: 'de', companyId: 'HRB12345' }]);
 			expect(call.name).toBe('Company_Registry');
 			expect(call.description).toBe(TOOL_DESCRIPTION);

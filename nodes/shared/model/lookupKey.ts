@@ -1,4 +1,4 @@
-import { COUNTRIES, US_STATES } from './countries.generated';
+import { COUNTRIES, US_STATES, type CountryEntry } from './countries.generated';
 
 /** What one input row asks the registry, normalised: the request is built from this alone. */
 export interface LookupKey {
@@ -41,44 +41,16 @@ function simplify(name: string): string {
 		.trim();
 }
 
-/** Common names that are not ISO's short names; everything else comes from the generated table. */
-const COUNTRY_ALIASES: Record<string, string> = {
-	uk: 'gb',
-	'united kingdom': 'gb',
-	'great britain': 'gb',
-	england: 'gb',
-	usa: 'us',
-	'united states': 'us',
-	america: 'us',
-	'south korea': 'kr',
-	'north korea': 'kp',
-	russia: 'ru',
-	iran: 'ir',
-	syria: 'sy',
-	vietnam: 'vn',
-	laos: 'la',
-	bolivia: 'bo',
-	venezuela: 've',
-	tanzania: 'tz',
-	moldova: 'md',
-	taiwan: 'tw',
-	'czech republic': 'cz',
-	turkey: 'tr',
-	'ivory coast': 'ci',
-	netherlands: 'nl',
-	holland: 'nl',
-};
-
 const countryByInput = new Map<string, string>();
 for (const country of COUNTRIES) {
 	countryByInput.set(country.code, country.code);
 	countryByInput.set(country.alpha3, country.code);
-	countryByInput.set(simplify(country.name), country.code);
-	// "Bolivia (Plurinational State of)" → "bolivia", "Korea, Republic of" stays whole.
-	const short = simplify(country.name.replace(/\s*\(.*\)\s*$/, ''));
+	// The common name, ISO's name and the aliases ("UK", "Holland") of generate-countries.mjs.
+	for (const name of [country.name, country.isoName, ...country.aliases]) countryByInput.set(simplify(name), country.code);
+	// "Falkland Islands (Malvinas)" → "falkland islands", unless another country has that name.
+	const short = simplify(country.isoName.replace(/\s*\(.*\)\s*$/, ''));
 	if (!countryByInput.has(short)) countryByInput.set(short, country.code);
 }
-for (const [alias, code] of Object.entries(COUNTRY_ALIASES)) countryByInput.set(alias, code);
 
 const stateByInput = new Map<string, string>();
 for (const state of US_STATES) {
@@ -170,7 +142,18 @@ export function lookupKeyId(key: LookupKey): string {
 	return [key.countryCode, key.stateCode ?? '', key.companyId, key.languageCode ?? ''].join('\u0000');
 }
 
-/** The options lists of the node's Country and State fields. */
-export const countryOptions = COUNTRIES.map((country) => ({ name: country.name, value: country.code }));
+/**
+ * A country's name in the Country dropdown: "Germany (DE)", "South Korea (KR; Korea, Republic of)". n8n's
+ * dropdown search matches what the user types anywhere in an option's name (Element Plus's filter: one
+ * case-insensitive substring of the label; descriptions are not searched), so the ISO code, the aliases
+ * and ISO's name, where it differs, stand in the name itself.
+ */
+export function countryOptionName(country: CountryEntry): string {
+	const label = `${country.name} (${[country.code.toUpperCase(), ...country.aliases].join(', ')}`;
+	return label.toLowerCase().includes(country.isoName.toLowerCase()) ? `${label})` : `${label}; ${country.isoName})`;
+}
+
+/** The options lists of the node's Country and State fields; the value is the API's ISO code. */
+export const countryOptions = COUNTRIES.map((country) => ({ name: countryOptionName(country), value: country.code }));
 export const usStateOptions = US_STATES.map((state) => ({ name: state.name, value: state.code }));
 export const nonUsCountryCodes = COUNTRIES.filter((country) => country.code !== 'us').map((country) => country.code);

@@ -14,7 +14,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Look Up',
 				value: 'lookUp',
-				action: 'Look up a company',
+				action: 'Look up company',
 				description:
 					"Look a company up in its country's government register by company ID: registration, official name, status (Active or Inactive), registration date and address",
 			},

@@ -26,7 +26,7 @@ export const description: INodeProperties[] = [
 		displayOptions: { show },
 		options: sortedOptions(
 			{
-				displayName: 'Forget Companies Not Seen For (Days)',
+				displayName: 'Forget Companies Not Seen for (Days)',
 				name: 'forgetAfterDays',
 				type: 'number',
 				typeOptions: { minValue: 0 },
