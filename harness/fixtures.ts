@@ -19,7 +19,7 @@ export function engineFor(sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>, credent
 	return engine;
 }
 
-export interface LookupWorkflowChanges {
+interface LookupWorkflowChanges {
 	/** The node's Options collection. */
 	options?: IDataObject;
 	/** Node parameters to replace (country, companyId, state ...). */

@@ -14,8 +14,8 @@ import { CompanyRegistryTrigger } from '../nodes/CompanyRegistryTrigger/CompanyR
 
 /** The package's node type name, as n8n names a community node: `<package>.<node name>`. */
 export const PACKAGE = 'n8n-nodes-company-registry';
-export const COMPANY_REGISTRY_TYPE = `${PACKAGE}.companyRegistry`;
-export const COMPANY_REGISTRY_TRIGGER_TYPE = `${PACKAGE}.companyRegistryTrigger`;
+const COMPANY_REGISTRY_TYPE = `${PACKAGE}.companyRegistry`;
+const COMPANY_REGISTRY_TRIGGER_TYPE = `${PACKAGE}.companyRegistryTrigger`;
 
 /**
  * Stand-in for n8n-nodes-base's Manual Trigger: the workflows' first node. Its rows come from the

@@ -18,7 +18,7 @@ import { Engine, loadWorkflow, type WorkflowFile } from './engine';
 import { CREDENTIAL_ID } from './fixtures';
 import { PACKAGE, TestNodeTypes } from './nodeTypes';
 
-export const COMPANY_REGISTRY_TOOL_TYPE = `${PACKAGE}.companyRegistryTool`;
+const COMPANY_REGISTRY_TOOL_TYPE = `${PACKAGE}.companyRegistryTool`;
 const MCP_CLIENT_TYPE = 'test.mcpToolCaller';
 const AGENT_TYPE = 'test.agentV3ToolCaller';
 
@@ -27,7 +27,7 @@ const AGENT_TYPE = 'test.agentV3ToolCaller';
  * tool-generation/ai-tools.ts, convertNodeToAiTool): `<name>Tool`, no inputs, one ai_tool output,
  * and Tool Description fields unless the node brings its own `toolDescription`. Same class, same execute.
  */
-export function toolVariant(nodeType: INodeType): INodeType {
+function toolVariant(nodeType: INodeType): INodeType {
 	const description = deepCopy(nodeType.description) as INodeTypeDescription;
 	const replacements = typeof description.usableAsTool === 'object' ? description.usableAsTool.replacements : undefined;
 	Object.assign(description, replacements);
@@ -65,7 +65,7 @@ export function toolVariant(nodeType: INodeType): INodeType {
 }
 
 /** One tool call and what the caller got back, as an output item of the caller nodes below. */
-export interface ToolCall {
+interface ToolCall {
 	/** The tool's name and description as n8n gave them to the caller (MCP path only). */
 	name?: string;
 	description?: string;
@@ -197,7 +197,7 @@ export function exampleToolNode(): INode {
 }
 
 /** Manual Trigger → caller, with the tool node attached to the caller's Tools input. */
-export function toolWorkflow(caller: ToolCaller, toolNode: INode = exampleToolNode()): WorkflowFile {
+function toolWorkflow(caller: ToolCaller, toolNode: INode = exampleToolNode()): WorkflowFile {
 	const callerNode: INode = {
 		id: 'caller',
 		name: caller === 'mcp' ? 'MCP client' : 'AI Agent',

@@ -1,7 +1,7 @@
 import { createSign, createVerify, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 
 /** The claims the sandbox puts in an access token (public service notes, "Tokens"). */
-export interface AccessTokenClaims {
+interface AccessTokenClaims {
 	iss: string;
 	sub: string;
 	aud: string;
@@ -12,7 +12,7 @@ export interface AccessTokenClaims {
 	jti: string;
 }
 
-export type TokenCheck =
+type TokenCheck =
 	| { valid: true; claims: AccessTokenClaims }
 	| { valid: false; reason: string };
 

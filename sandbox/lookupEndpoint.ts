@@ -57,7 +57,7 @@ const ECHO_ERRORS: Record<number, string | undefined> = {
 	500: 'InternalFailureException',
 };
 
-export interface LookupEndpointContext {
+interface LookupEndpointContext {
 	signer: TokenSigner;
 	liveTokenIds: Set<string>;
 	registry: Registry;

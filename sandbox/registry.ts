@@ -1,8 +1,8 @@
 import companiesFile from './companies.json';
 
-export type CompanyStatus = 'Active' | 'Inactive';
+type CompanyStatus = 'Active' | 'Inactive';
 
-export interface CompanyTranslation {
+interface CompanyTranslation {
 	officialName?: string;
 	registeredAddress?: string;
 }
@@ -33,7 +33,7 @@ export interface CompanyChange {
  * Ids are matched ignoring case, spaces and the separators `.`, `-` and `/`, so that `HRB 12345` and
  * `hrb12345`, or a CNPJ with or without its punctuation, find the same company.
  */
-export function canonicalCompanyId(companyId: string): string {
+function canonicalCompanyId(companyId: string): string {
 	return companyId.replace(/[\s.\-/]/g, '').toUpperCase();
 }
 

@@ -15,7 +15,7 @@ export interface SandboxClient {
 	expiresIn?: number;
 }
 
-export interface TokenEndpointContext {
+interface TokenEndpointContext {
 	clients: Map<string, SandboxClient>;
 	signer: TokenSigner;
 	/** Token ids still valid; revoking all tokens empties it. */

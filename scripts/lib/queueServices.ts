@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { freePort, Processes, run, waitFor } from './realN8n';
 
 const execFileAsync = promisify(execFile);
-export const PG_BIN = '/usr/lib/postgresql/15/bin';
+const PG_BIN = '/usr/lib/postgresql/15/bin';
 const PG_SYSTEM_USER = 'n8n-queue-pg';
 
 /** Stops one child: `signal`, then SIGKILL if it has not exited within `seconds`. */
@@ -34,7 +34,7 @@ export function ensureRedisServer(log: (message: string) => void): void {
 	}
 }
 
-export interface RunningRedis {
+interface RunningRedis {
 	port: number;
 	process: ChildProcess;
 }

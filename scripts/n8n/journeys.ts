@@ -33,12 +33,12 @@ const ONBOARDING_PATH = 'company-onboarding';
 const SHEET_PATH = 'company-sheet-check';
 const SHEET_ROWS = 2000;
 
-export function readWorkflow(file: string): WorkflowFile {
+function readWorkflow(file: string): WorkflowFile {
 	return JSON.parse(readFileSync(join(root, 'examples', 'workflows', file), 'utf8')) as WorkflowFile;
 }
 
 /** The visible text of an HTML page: no scripts, styles or tags, entities decoded. */
-export function pageText(html: string): string {
+function pageText(html: string): string {
 	return html
 		.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
 		.replace(/<[^>]+>/g, ' ')
@@ -92,7 +92,7 @@ class Rest {
  * until the run waits on an ending page; GET that page; then POST to it, as the page does, so the
  * execution finishes. Returns the ending page's HTML and the execution id.
  */
-export async function submitForm(base: string, path: string, fields: Array<string | File>): Promise<{ html: string; executionId: string }> {
+async function submitForm(base: string, path: string, fields: Array<string | File>): Promise<{ html: string; executionId: string }> {
 	const body = new FormData();
 	fields.forEach((value, index) => body.append(`field-${index}`, value));
 	const response = await fetch(`${base}/form/${path}`, { method: 'POST', body });
@@ -120,7 +120,7 @@ export async function submitForm(base: string, path: string, fields: Array<strin
 }
 
 /** Decodes what a plain-text email from nodemailer carries: encoded-word headers, quoted-printable or base64 bodies. */
-export function readEmail(raw: string): { headers: Record<string, string>; text: string } {
+function readEmail(raw: string): { headers: Record<string, string>; text: string } {
 	const split = raw.indexOf('\r\n\r\n');
 	const headerLines = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ').split('\r\n');
 	const headers: Record<string, string> = {};

@@ -148,7 +148,7 @@ export function lookupKeyId(key: LookupKey): string {
  * case-insensitive substring of the label; descriptions are not searched), so the ISO code, the aliases
  * and ISO's name, where it differs, stand in the name itself.
  */
-export function countryOptionName(country: CountryEntry): string {
+function countryOptionName(country: CountryEntry): string {
 	const label = `${country.name} (${[country.code.toUpperCase(), ...country.aliases].join(', ')}`;
 	return label.toLowerCase().includes(country.isoName.toLowerCase()) ? `${label})` : `${label}; ${country.isoName})`;
 }

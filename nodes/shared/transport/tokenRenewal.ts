@@ -26,10 +26,6 @@ export class TokenRenewal {
 		return this.generation;
 	}
 
-	get refused(): boolean {
-		return this.refusedForGood;
-	}
-
 	get renewing(): boolean {
 		return this.underway !== undefined;
 	}
