@@ -38,7 +38,6 @@ export interface WorkflowFile {
 	staticData?: IDataObject | null;
 }
 
-
 export function loadWorkflow(path: string): WorkflowFile {
 	return JSON.parse(readFileSync(resolve(path), 'utf8')) as WorkflowFile;
 }
@@ -80,11 +79,17 @@ export class Engine {
 			},
 			child: () => recorder,
 		};
-		(logger as unknown as { setInternalLogger(internal: unknown): void }).setInternalLogger(recorder);
+		(logger as unknown as { setInternalLogger(internal: unknown): void }).setInternalLogger(
+			recorder,
+		);
 		LoggerProxy.init(logger);
 	}
 
-	saveCredential(id: string, data: ICredentialDataDecryptedObject, type = 'companyRegistryApi'): void {
+	saveCredential(
+		id: string,
+		data: ICredentialDataDecryptedObject,
+		type = 'companyRegistryApi',
+	): void {
 		this.credentials.save(id, type, data);
 	}
 
@@ -97,7 +102,11 @@ export class Engine {
 		this.savedStaticData.set(workflowId, structuredClone(data));
 	}
 
-	private workflowOf(workflowFile: WorkflowFile, pinData: IPinData = {}, staticDataLoaded = true): Workflow {
+	private workflowOf(
+		workflowFile: WorkflowFile,
+		pinData: IPinData = {},
+		staticDataLoaded = true,
+	): Workflow {
 		const id = workflowFile.id ?? 'test-workflow';
 		useProcessedItemsStore(this.processedItems);
 		return new Workflow({
@@ -140,12 +149,21 @@ export class Engine {
 	async poll(workflowFile: WorkflowFile, nodeName: string, mode: 'trigger' | 'manual' = 'trigger') {
 		// Saving a changed workflow re-activates it in n8n: a new definition gets a new Workflow object.
 		const activation = `${workflowFile.id ?? 'test-workflow'} ${JSON.stringify(workflowFile.nodes)}`;
-		const workflow = mode === 'manual' ? this.workflowOf(workflowFile) : (this.active.get(activation) ?? this.workflowOf(workflowFile));
+		const workflow =
+			mode === 'manual'
+				? this.workflowOf(workflowFile)
+				: (this.active.get(activation) ?? this.workflowOf(workflowFile));
 		if (mode !== 'manual') this.active.set(activation, workflow);
 		const node = workflow.getNode(nodeName);
 		if (!node) throw new Error(`No node ${nodeName}`);
 		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-		const context = new PollContext(workflow, node, this.additionalData(mode, workflowFile), mode, mode === 'manual' ? 'manual' : 'activate');
+		const context = new PollContext(
+			workflow,
+			node,
+			this.additionalData(mode, workflowFile),
+			mode,
+			mode === 'manual' ? 'manual' : 'activate',
+		);
 		const result = await nodeType.poll!.call(context);
 		this.saveStaticData(workflow, mode);
 		return result;
@@ -159,7 +177,14 @@ export class Engine {
 	 */
 	async execute(
 		workflowFile: WorkflowFile,
-		options: { rows?: IDataObject[]; rowsNode?: string; mode?: WorkflowExecuteMode; onWorker?: boolean } = {},
+		options: {
+			rows?: IDataObject[];
+			rowsNode?: string;
+			mode?: WorkflowExecuteMode;
+			onWorker?: boolean;
+			/** Called once the run has started, with what n8n calls when a user stops the execution. */
+			onStarted?: (cancel: () => void) => void;
+		} = {},
 	): Promise<EngineResult> {
 		const mode = options.mode ?? 'manual';
 		const trigger = options.rowsNode
@@ -171,7 +196,9 @@ export class Engine {
 		const additionalData = this.additionalData(mode, workflowFile);
 		const runExecutionData = createRunExecutionData({ resultData: { runData: {}, pinData } });
 		const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
-		const run = await execution.run({ workflow, startNode: trigger, pinData });
+		const running = execution.run({ workflow, startNode: trigger, pinData });
+		options.onStarted?.(() => running.cancel());
+		const run = await running;
 		this.saveStaticData(workflow, mode);
 
 		return {
@@ -189,7 +216,10 @@ export class Engine {
 		};
 	}
 
-	private additionalData(mode: WorkflowExecuteMode, workflowFile: WorkflowFile): IWorkflowExecuteAdditionalData {
+	private additionalData(
+		mode: WorkflowExecuteMode,
+		workflowFile: WorkflowFile,
+	): IWorkflowExecuteAdditionalData {
 		const executionId = randomUUID();
 		const workflowData: IWorkflowBase = {
 			id: workflowFile.id ?? 'test-workflow',
