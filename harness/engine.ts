@@ -38,6 +38,7 @@ export interface WorkflowFile {
 	staticData?: IDataObject | null;
 }
 
+
 export function loadWorkflow(path: string): WorkflowFile {
 	return JSON.parse(readFileSync(resolve(path), 'utf8')) as WorkflowFile;
 }
@@ -79,17 +80,11 @@ export class Engine {
 			},
 			child: () => recorder,
 		};
-		(logger as unknown as { setInternalLogger(internal: unknown): void }).setInternalLogger(
-			recorder,
-		);
+		(logger as unknown as { setInternalLogger(internal: unknown): void }).setInternalLogger(recorder);
 		LoggerProxy.init(logger);
 	}
 
-	saveCredential(
-		id: string,
-		data: ICredentialDataDecryptedObject,
-		type = 'companyRegistryApi',
-	): void {
+	saveCredential(id: string, data: ICredentialDataDecryptedObject, type = 'companyRegistryApi'): void {
 		this.credentials.save(id, type, data);
 	}
 
@@ -102,11 +97,7 @@ export class Engine {
 		this.savedStaticData.set(workflowId, structuredClone(data));
 	}
 
-	private workflowOf(
-		workflowFile: WorkflowFile,
-		pinData: IPinData = {},
-		staticDataLoaded = true,
-	): Workflow {
+	private workflowOf(workflowFile: WorkflowFile, pinData: IPinData = {}, staticDataLoaded = true): Workflow {
 		const id = workflowFile.id ?? 'test-workflow';
 		useProcessedItemsStore(this.processedItems);
 		return new Workflow({
@@ -149,21 +140,12 @@ export class Engine {
 	async poll(workflowFile: WorkflowFile, nodeName: string, mode: 'trigger' | 'manual' = 'trigger') {
 		// Saving a changed workflow re-activates it in n8n: a new definition gets a new Workflow object.
 		const activation = `${workflowFile.id ?? 'test-workflow'} ${JSON.stringify(workflowFile.nodes)}`;
-		const workflow =
-			mode === 'manual'
-				? this.workflowOf(workflowFile)
-				: (this.active.get(activation) ?? this.workflowOf(workflowFile));
+		const workflow = mode === 'manual' ? this.workflowOf(workflowFile) : (this.active.get(activation) ?? this.workflowOf(workflowFile));
 		if (mode !== 'manual') this.active.set(activation, workflow);
 		const node = workflow.getNode(nodeName);
 		if (!node) throw new Error(`No node ${nodeName}`);
 		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-		const context = new PollContext(
-			workflow,
-			node,
-			this.additionalData(mode, workflowFile),
-			mode,
-			mode === 'manual' ? 'manual' : 'activate',
-		);
+		const context = new PollContext(workflow, node, this.additionalData(mode, workflowFile), mode, mode === 'manual' ? 'manual' : 'activate');
 		const result = await nodeType.poll!.call(context);
 		this.saveStaticData(workflow, mode);
 		return result;
@@ -216,10 +198,7 @@ export class Engine {
 		};
 	}
 
-	private additionalData(
-		mode: WorkflowExecuteMode,
-		workflowFile: WorkflowFile,
-	): IWorkflowExecuteAdditionalData {
+	private additionalData(mode: WorkflowExecuteMode, workflowFile: WorkflowFile): IWorkflowExecuteAdditionalData {
 		const executionId = randomUUID();
 		const workflowData: IWorkflowBase = {
 			id: workflowFile.id ?? 'test-workflow',
