@@ -182,7 +182,14 @@ export class Engine {
 	 */
 	async execute(
 		workflowFile: WorkflowFile,
-		options: { rows?: IDataObject[]; rowsNode?: string; mode?: WorkflowExecuteMode; onWorker?: boolean } = {},
+		options: {
+			rows?: IDataObject[];
+			rowsNode?: string;
+			mode?: WorkflowExecuteMode;
+			onWorker?: boolean;
+			/** Called once the run has started, with what n8n calls when a user stops the execution. */
+			onStarted?: (cancel: () => void) => void;
+		} = {},
 	): Promise<EngineResult> {
 		const mode = options.mode ?? 'manual';
 		const trigger = options.rowsNode
@@ -194,7 +201,9 @@ export class Engine {
 		const additionalData = this.additionalData(mode, workflowFile);
 		const runExecutionData = createRunExecutionData({ resultData: { runData: {}, pinData } });
 		const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
-		const run = await execution.run({ workflow, startNode: trigger, pinData });
+		const running = execution.run({ workflow, startNode: trigger, pinData });
+		options.onStarted?.(() => running.cancel());
+		const run = await running;
 		this.saveStaticData(workflow, mode);
 
 		return {

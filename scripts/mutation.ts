@@ -1,4 +1,4 @@
-// npm run test:mutation [-- stryker options, e.g. --mutate 'nodes/shared/model/**/*.ts']: runs StrykerJS
+// npm run test:mutation [-- stryker options, e.g. --mutate 'nodes/shared/model/**/*.ts' | --summary-only]: runs StrykerJS
 // (stryker.config.mjs), then reads its JSON report and prints the score per folder and, last, one line:
 // `mutation: score=... mutants=... survived=... no_coverage=... wall_s=...`.
 // Mutants listed in test/mutation/equivalent-mutants.json (each with the reason no test can tell it from
@@ -57,6 +57,8 @@ function originalText(source: string, { start, end }: Mutant['location']): strin
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 interface Tally {
+	/** Static mutants Stryker left out (ignoreStatic) and other Ignored ones: not in the score. */
+	ignored: number;
 	detected: number;
 	survived: number;
 	noCoverage: number;
@@ -64,6 +66,7 @@ interface Tally {
 	mutants: number;
 }
 const emptyTally = (): Tally => ({
+	ignored: 0,
 	detected: 0,
 	survived: 0,
 	noCoverage: 0,
@@ -99,6 +102,7 @@ function main(): number {
 		const own = emptyTally();
 		byFile.set(file, own);
 		for (const mutant of mutants) {
+			if (mutant.status === 'Ignored') for (const tally of [total, folder, own]) tally.ignored++;
 			if (['CompileError', 'Ignored', 'Pending'].includes(mutant.status)) continue;
 			const original = squash(originalText(source, mutant.location));
 			const listed = equivalents.find(
@@ -138,13 +142,13 @@ function main(): number {
 			`mutation: ${left.length} mutants not detected and not listed as equivalent:\n${left.join('\n')}`,
 		);
 	const line = (name: string, t: Tally) =>
-		`  ${name.padEnd(52)} score=${score(t).toFixed(1)}% mutants=${t.mutants} survived=${t.survived} no_coverage=${t.noCoverage} equivalent=${t.equivalent}`;
+		`  ${name.padEnd(52)} score=${score(t).toFixed(1)}% mutants=${t.mutants} survived=${t.survived} no_coverage=${t.noCoverage} equivalent=${t.equivalent} ignored_static=${t.ignored}`;
 	console.log('mutation: by file');
 	for (const [file, t] of [...byFile].sort()) console.log(line(file, t));
 	console.log('mutation: by folder');
 	for (const [folder, t] of [...byFolder].sort()) console.log(line(folder, t));
 	console.log(
-		`mutation: score=${score(total).toFixed(1)}% mutants=${total.mutants} survived=${total.survived} no_coverage=${total.noCoverage} equivalent=${total.equivalent} wall_s=${wallSeconds}`,
+		`mutation: score=${score(total).toFixed(1)}% mutants=${total.mutants} survived=${total.survived} no_coverage=${total.noCoverage} equivalent=${total.equivalent} ignored_static=${total.ignored} wall_s=${wallSeconds}`,
 	);
 	return stryker.status ?? 1;
 }
