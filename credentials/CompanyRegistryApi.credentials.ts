@@ -22,6 +22,9 @@ const tokenResponseSchema = z.object({
 /** An OAuth error answer (RFC 6749 5.2). */
 const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string().optional() });
 
+/** Every redirect status axios would follow. */
+const REDIRECT_STATUSES = [300, 301, 302, 303, 307, 308];
+
 const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
 
 /** `{Base URL}/v1/` with exactly one slash between the parts ("Token request"), unless the user set one. */
@@ -176,11 +179,25 @@ export class CompanyRegistryApi implements ICredentialType {
 		};
 	}
 
-	// A real lookup, so that "Test" proves the exchange, the audience and the read:company scope at once.
+	/**
+	 * A real lookup, so that "Test" proves the exchange, the audience and the read:company scope at once.
+	 * n8n's CredentialsTester sends it through httpRequestWithAuthentication, which follows redirects
+	 * and re-sends Authorization to any origin unless told not to: it carries the Bearer token, so it
+	 * follows none, and a redirect gets a message saying why.
+	 */
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/v1/company/de/HRB12345',
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
 		},
+		rules: REDIRECT_STATUSES.map((status) => ({
+			type: 'responseCode' as const,
+			properties: {
+				value: status,
+				message: `The registry answered with a redirect (HTTP ${status}), which the Test does not follow: the access token is only ever sent to the Base URL. If the registry has moved, set the Base URL to its new address.`,
+			},
+		})),
 	};
 }
