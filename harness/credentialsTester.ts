@@ -31,10 +31,19 @@ interface RequestFailure {
  * Its verdict is n8n's: a rule matching the status, else any status outside 2xx is an Error with the
  * status text, a network failure an Error with its code.
  */
-export async function testCredential(engine: Engine, credentialId: string, type: ICredentialType = new CompanyRegistryApi()): Promise<CredentialTestResult> {
+export async function testCredential(
+	engine: Engine,
+	credentialId: string,
+	type: ICredentialType = new CompanyRegistryApi(),
+): Promise<CredentialTestResult> {
 	const test = type.test as ICredentialTestRequest;
 	const name = 'Company Registry account';
-	const credentialsDecrypted = { id: credentialId, name, type: type.name, data: {} as ICredentialDataDecryptedObject };
+	const credentialsDecrypted = {
+		id: credentialId,
+		name,
+		type: type.name,
+		data: {} as ICredentialDataDecryptedObject,
+	};
 	const noOp = engine.nodeTypes.getByNameAndVersion('n8n-nodes-base.noOp');
 	const node: INode = {
 		id: 'temp',
@@ -49,7 +58,15 @@ export async function testCredential(engine: Engine, credentialId: string, type:
 		description: {
 			...noOp.description,
 			credentials: [{ name: type.name, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: test.request }, default: '' }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: test.request },
+					default: '',
+				},
+			],
 		},
 	};
 	const nodeTypes: INodeTypes = {
@@ -58,9 +75,17 @@ export async function testCredential(engine: Engine, credentialId: string, type:
 		getKnownTypes: () => ({}),
 	};
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const additionalData = engine.additionalData('internal', { name: 'credential test', nodes: [node], connections: {} });
+	const additionalData = engine.additionalData('internal', {
+		name: 'credential test',
+		nodes: [node],
+		connections: {},
+	});
 	// The editor sends the form's values, every field with its default.
-	credentialsDecrypted.data = await engine.credentials.getDecrypted(additionalData, { id: credentialId, name }, type.name);
+	credentialsDecrypted.data = await engine.credentials.getDecrypted(
+		additionalData,
+		{ id: credentialId, name },
+		type.name,
+	);
 	const executeContext = new ExecuteContext(
 		workflow,
 		node,
@@ -79,10 +104,16 @@ export async function testCredential(engine: Engine, credentialId: string, type:
 		const failure = error as RequestFailure;
 		const response = failure.cause?.response;
 		if (response?.status !== undefined) {
-			const rule = test.rules?.find((candidate) => candidate.type === 'responseCode' && candidate.properties.value === response.status);
+			const rule = test.rules?.find(
+				(candidate) =>
+					candidate.type === 'responseCode' && candidate.properties.value === response.status,
+			);
 			if (rule) return { status: 'Error', message: rule.properties.message };
 			if (response.status < 199 || response.status > 299) {
-				return { status: 'Error', message: response.statusText || `Received HTTP status code: ${response.status}` };
+				return {
+					status: 'Error',
+					message: response.statusText || `Received HTTP status code: ${response.status}`,
+				};
 			}
 		} else if (failure.cause?.code) {
 			return { status: 'Error', message: failure.cause.code };
