@@ -205,6 +205,8 @@ class LookupSession {
 					return failed(this.credentialFailure);
 				case 'token-refused':
 					return failed(this.refuseToken());
+				case 'oversized':
+					return failed(answer);
 				case 'no-response': {
 					const failure: LookupFailure = { kind: 'no-response', reason: answer.reason, code: answer.code, attempts: attempt };
 					const delay = this.retryDelay(failure, attempt, undefined);

@@ -1,6 +1,7 @@
 import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
 import type { LookupKey } from '../model/lookupKey';
+import { kilobytes } from './boundedBody';
 import { displayUrl, serverText } from './serverText';
 
 /** A failed lookup as the transport saw it. */
@@ -12,6 +13,8 @@ export type LookupFailure =
 	/** 429 beyond the Max Rate-Limit Wait: waited so far, and what the registry asked for last. */
 	| { kind: 'rate-limited'; waitedMs: number; retryAfterMs?: number }
 	| { kind: 'redirect'; status: number; location?: string }
+	/** An answer larger than the node reads (after decompression): not a record, whatever it holds. */
+	| { kind: 'oversized'; limitBytes: number; declaredBytes?: number }
 	/** A 200 whose body breaks the company record contract. */
 	| { kind: 'contract'; problem: string }
 	| { kind: 'forbidden'; body: unknown; grantedScopes?: string }
@@ -124,6 +127,13 @@ export function describeFailure(
 				message: `The registry answered with a redirect (HTTP ${failure.status})${target}, which the node does not follow`,
 				description: `${about}. The access token is only ever sent to the credential's Base URL (${baseUrl}). If the registry has moved, set the Base URL to its new address.`,
 				httpCode: String(failure.status),
+			};
+		}
+		case 'oversized': {
+			const size = failure.declaredBytes !== undefined ? ` (Content-Length ${failure.declaredBytes} bytes)` : ' after decompression';
+			return {
+				message: `The registry's answer is larger than ${kilobytes(failure.limitBytes)}${size}; it was not read (a company record is under 2 KB)`,
+				description: `${about}. Nothing of the answer was passed on. If the Base URL is right, the registry or something between it and n8n sends answers that are no company record.`,
 			};
 		}
 		case 'contract':

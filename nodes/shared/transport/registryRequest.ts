@@ -1,6 +1,7 @@
 import type { ICredentialsDecrypted, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse, IPollFunctions } from 'n8n-workflow';
 
 import type { LookupKey } from '../model/lookupKey';
+import { isBodyStream, readBoundedBody, type BodyRead } from './boundedBody';
 import { wait } from './wait';
 
 export const CREDENTIAL_TYPE = 'companyRegistryApi';
@@ -13,7 +14,9 @@ export type RegistryAnswer =
 	| { kind: 'token-refused' }
 	/** The credential's token exchange failed; its message already says what to fix. */
 	| { kind: 'credential'; message: string }
-	| { kind: 'cancelled' };
+	| { kind: 'cancelled' }
+	/** Larger than MAX_ANSWER_BYTES: not read, its connection closed. */
+	| Extract<BodyRead, { kind: 'oversized' }>;
 
 /** How a request treats a 401: take it back as an answer, or let n8n renew the token and send again. */
 export type On401 = 'answer' | 'renew';
@@ -33,7 +36,7 @@ export function lookupUrl(baseUrl: string, key: LookupKey): string {
 }
 
 interface WrappedRequestError {
-	cause?: { code?: string; name?: string; message?: string; isAxiosError?: boolean; response?: { status?: number } };
+	cause?: { code?: string; name?: string; message?: string; isAxiosError?: boolean; response?: { status?: number; data?: unknown } };
 	message?: string;
 }
 
@@ -48,16 +51,18 @@ interface WrappedRequestError {
  * n8n still runs the token exchange and renewal on it, and writes a renewed token into it, so every
  * later request carries the new token.
  *
- * Request Timeout is a deadline for the whole answer: n8n's own timeout only notices a silent
- * connection, not a body trickled byte by byte. (n8n sets the request's abort signal itself, to the
- * execution's, so the deadline races the request instead of aborting it; n8n's idle timeout still
- * ends the abandoned request.)
+ * The body is read as a stream, at most MAX_ANSWER_BYTES of it (boundedBody.ts). Request Timeout is a
+ * deadline for the whole answer, body included: n8n's own timeout only notices a silent connection.
+ * n8n sets every request's abort signal to the execution's, so each request gets a context whose
+ * cancel signal is its own, aborted at the deadline or when the execution stops: a request the node no
+ * longer waits for is ended and its socket closed, not left to trickle on.
  */
 export function registryRequest(
 	context: IExecuteFunctions | IPollFunctions,
 	settings: RequestSettings,
 	credential: ICredentialsDecrypted,
 ): RegistryRequest {
+	const executionSignal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	return async (key, on401) => {
 		const qs: Record<string, string> = {};
 		if (key.stateCode) qs.stateCode = key.stateCode;
@@ -67,41 +72,54 @@ export function registryRequest(
 			url: lookupUrl(settings.baseUrl, key),
 			qs,
 			json: true,
+			encoding: 'stream',
 			timeout: settings.timeoutMs,
 			returnFullResponse: true,
 			disableFollowRedirect: true,
 			ignoreHttpStatusErrors: { ignore: true, except: on401 === 'renew' ? [401] : [] },
 		};
-		const deadline = new AbortController();
+		const abort = new AbortController();
+		const stop = () => abort.abort();
+		executionSignal?.addEventListener('abort', stop, { once: true });
+		if (executionSignal?.aborted) stop();
+		const ownSignal = Object.create(context, { getExecutionCancelSignal: { value: () => abort.signal } }) as typeof context;
+		let expired = false;
 		const sent = context.helpers.httpRequestWithAuthentication
-			.call(context, CREDENTIAL_TYPE, request, { credentialsDecrypted: credential })
+			.call(ownSignal, CREDENTIAL_TYPE, request, { credentialsDecrypted: credential })
 			.then(
-				(response): RegistryAnswer => {
+				async (response): Promise<RegistryAnswer> => {
 					const full = response as IN8nHttpFullResponse;
-					return {
-						kind: 'response',
-						status: full.statusCode,
-						statusMessage: full.statusMessage,
-						headers: full.headers as Record<string, unknown>,
-						body: full.body,
-					};
+					const headers = full.headers as Record<string, unknown>;
+					const read = await readBoundedBody(full.body, headers);
+					if (read.kind === 'oversized') return read;
+					if (read.kind === 'interrupted') return expired ? TIMED_OUT : abort.signal.aborted ? { kind: 'cancelled' } : { kind: 'no-response', reason: 'network', code: read.code };
+					return { kind: 'response', status: full.statusCode, statusMessage: full.statusMessage, headers, body: read.body };
 				},
-				(error: unknown): RegistryAnswer => answerOfError(error as WrappedRequestError, on401),
+				(error: unknown): RegistryAnswer => (expired ? TIMED_OUT : answerOfError(error as WrappedRequestError, on401)),
 			);
-		const timedOut = wait(settings.timeoutMs, deadline.signal).then(
-			(expired): RegistryAnswer | undefined => (expired ? { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' } : undefined),
-		);
+		const timedOut = wait(settings.timeoutMs, abort.signal).then((passed): RegistryAnswer | undefined => {
+			if (!passed) return undefined;
+			expired = true;
+			abort.abort();
+			return TIMED_OUT;
+		});
 		try {
 			return (await Promise.race([sent, timedOut])) ?? (await sent);
 		} finally {
-			deadline.abort();
+			abort.abort();
+			executionSignal?.removeEventListener('abort', stop);
 		}
 	};
 }
 
+const TIMED_OUT: RegistryAnswer = { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' };
+
 /** httpRequestWithAuthentication wraps every failure in a NodeApiError; the original is its cause. */
 function answerOfError(error: WrappedRequestError, on401: On401): RegistryAnswer {
 	const cause = error.cause;
+	// A refused renewal's body is a stream nobody reads: it is closed, not left open.
+	const data = cause?.response?.data;
+	if (isBodyStream(data)) data.destroy();
 	const status = cause?.response?.status;
 	if (status !== undefined) {
 		// Only a 401 is left to throw, and only when renewing: the fresh token was refused too.
