@@ -8,10 +8,18 @@ export const CREDENTIAL_TYPE = 'companyRegistryApi';
 
 /** What one lookup request gave. */
 export type RegistryAnswer =
-	| { kind: 'response'; status: number; statusMessage?: string; headers: Record<string, unknown>; body: unknown }
+	| {
+			kind: 'response';
+			status: number;
+			statusMessage?: string;
+			headers: Record<string, unknown>;
+			body: unknown;
+			/** With a status that refuses the token (413, 431): the size of the token sent. */
+			tokenBytes?: number;
+	  }
 	| { kind: 'no-response'; reason: 'timeout' | 'network'; code: string }
-	/** 401 even after n8n fetched a new token (only when sent to renew the token). */
-	| { kind: 'token-refused' }
+	/** 401, 413 or 431 even after n8n fetched a new token (only when sent to renew the token). */
+	| { kind: 'token-refused'; status: number; tokenBytes: number }
 	/** The credential's token exchange failed; its message already says what to fix. */
 	| { kind: 'credential'; message: string }
 	| { kind: 'cancelled' }
@@ -22,6 +30,14 @@ export type RegistryAnswer =
 export type On401 = 'answer' | 'renew';
 
 export type RegistryRequest = (key: LookupKey, on401: On401) => Promise<RegistryAnswer>;
+
+/**
+ * Statuses that refuse the token itself: 401, and a token too large for the registry's (or a proxy's)
+ * request headers, 431 Request Header Fields Too Large or 413. Each is worth one renewal: a new token
+ * may be accepted, or smaller.
+ */
+export const TOKEN_REFUSAL_STATUSES: ReadonlySet<number> = new Set([401, 413, 431]);
+const TOKEN_REFUSALS = [...TOKEN_REFUSAL_STATUSES];
 
 export interface RequestSettings {
 	/** The credential's Base URL without trailing slashes. */
@@ -76,8 +92,9 @@ export function registryRequest(
 			timeout: settings.timeoutMs,
 			returnFullResponse: true,
 			disableFollowRedirect: true,
-			ignoreHttpStatusErrors: { ignore: true, except: on401 === 'renew' ? [401] : [] },
+			ignoreHttpStatusErrors: { ignore: true, except: on401 === 'renew' ? TOKEN_REFUSALS : [] },
 		};
+		const tokenBytes = () => String(credential.data?.accessToken ?? '').length;
 		const abort = new AbortController();
 		const stop = () => abort.abort();
 		executionSignal?.addEventListener('abort', stop, { once: true });
@@ -85,7 +102,7 @@ export function registryRequest(
 		const ownSignal = Object.create(context, { getExecutionCancelSignal: { value: () => abort.signal } }) as typeof context;
 		let expired = false;
 		const sent = context.helpers.httpRequestWithAuthentication
-			.call(ownSignal, CREDENTIAL_TYPE, request, { credentialsDecrypted: credential })
+			.call(ownSignal, CREDENTIAL_TYPE, request, { credentialsDecrypted: credential, preAuthenticationRetryStatusCode: TOKEN_REFUSALS })
 			.then(
 				async (response): Promise<RegistryAnswer> => {
 					const full = response as IN8nHttpFullResponse;
@@ -93,9 +110,11 @@ export function registryRequest(
 					const read = await readBoundedBody(full.body, headers);
 					if (read.kind === 'oversized') return read;
 					if (read.kind === 'interrupted') return expired ? TIMED_OUT : abort.signal.aborted ? { kind: 'cancelled' } : { kind: 'no-response', reason: 'network', code: read.code };
-					return { kind: 'response', status: full.statusCode, statusMessage: full.statusMessage, headers, body: read.body };
+					const status = full.statusCode;
+					const refusesToken = status === 413 || status === 431;
+					return { kind: 'response', status, statusMessage: full.statusMessage, headers, body: read.body, ...(refusesToken ? { tokenBytes: tokenBytes() } : {}) };
 				},
-				(error: unknown): RegistryAnswer => (expired ? TIMED_OUT : answerOfError(error as WrappedRequestError, on401)),
+				(error: unknown): RegistryAnswer => (expired ? TIMED_OUT : answerOfError(error as WrappedRequestError, on401, tokenBytes)),
 			);
 		const timedOut = wait(settings.timeoutMs, abort.signal).then((passed): RegistryAnswer | undefined => {
 			if (!passed) return undefined;
@@ -115,15 +134,17 @@ export function registryRequest(
 const TIMED_OUT: RegistryAnswer = { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' };
 
 /** httpRequestWithAuthentication wraps every failure in a NodeApiError; the original is its cause. */
-function answerOfError(error: WrappedRequestError, on401: On401): RegistryAnswer {
+function answerOfError(error: WrappedRequestError, on401: On401, tokenBytes: () => number): RegistryAnswer {
 	const cause = error.cause;
 	// A refused renewal's body is a stream nobody reads: it is closed, not left open.
 	const data = cause?.response?.data;
 	if (isBodyStream(data)) data.destroy();
 	const status = cause?.response?.status;
 	if (status !== undefined) {
-		// Only a 401 is left to throw, and only when renewing: the fresh token was refused too.
-		return on401 === 'renew' && status === 401 ? { kind: 'token-refused' } : { kind: 'no-response', reason: 'network', code: `HTTP ${status}` };
+		// Only a token refusal is left to throw, and only when renewing: the fresh token was refused too.
+		return on401 === 'renew' && TOKEN_REFUSAL_STATUSES.has(status)
+			? { kind: 'token-refused', status, tokenBytes: tokenBytes() }
+			: { kind: 'no-response', reason: 'network', code: `HTTP ${status}` };
 	}
 	if (cause?.code === 'ERR_CANCELED' || cause?.name === 'CanceledError' || cause?.name === 'AbortError') return { kind: 'cancelled' };
 	if (cause?.code === 'ECONNABORTED' || cause?.code === 'ETIMEDOUT') return { kind: 'no-response', reason: 'timeout', code: cause.code };
