@@ -4,7 +4,7 @@ import { RateController, type Tenant, type TenantSettings } from './rateControll
 import type { LookupFailure } from './registryError';
 import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer, type RegistryRequest } from './registryRequest';
 import { parseRetryAfter } from './retryAfter';
-import { backoffMs, CircuitBreaker, MAX_RATE_LIMITED_TRIES, rateLimitDelayMs, RetryBudget, TRANSIENT_STATUSES } from './retryPolicy';
+import { backoffMs, CircuitBreaker, type BreakerGate, MAX_RATE_LIMITED_TRIES, rateLimitDelayMs, RetryBudget, TRANSIENT_STATUSES } from './retryPolicy';
 import { TokenRenewal } from './tokenRenewal';
 import { Waits } from './wait';
 
@@ -212,7 +212,7 @@ class LookupSession {
 					const delay = this.retryDelay(failure, attempt, undefined);
 					if (delay === undefined) return failed(failure);
 					if (!(await this.wait(delay))) return { kind: 'cancelled' };
-					attempt += 1;
+					attempt += probeSpent(gate);
 					continue;
 				}
 				case 'response':
@@ -244,7 +244,7 @@ class LookupSession {
 				const delay = this.retryDelay(failure, attempt, status === 503 ? parseRetryAfter(header(headers, 'retry-after')) : undefined);
 				if (delay === undefined) return failed(failure);
 				if (!(await this.wait(delay))) return { kind: 'cancelled' };
-				attempt += 1;
+				attempt += probeSpent(gate);
 				continue;
 			}
 			if (status === 403) return failed({ kind: 'forbidden', body, grantedScopes: await this.context.grantedScopes() });
@@ -294,6 +294,9 @@ class LookupSession {
 }
 
 const failed = (failure: LookupFailure): LookupOutcome => ({ kind: 'failed', failure });
+
+/** A failed probe asked on behalf of every row held by the breaker: it does not spend its row's attempts. */
+const probeSpent = (gate: BreakerGate): number => (gate.kind === 'probe' ? 0 : 1);
 
 function isTransient(answer: RegistryAnswer): boolean {
 	return answer.kind === 'no-response' || (answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status));
