@@ -1,6 +1,7 @@
 import type {
 	ICredentialDataDecryptedObject,
 	IHttpRequestOptions,
+	IN8nHttpFullResponse,
 	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestHelper,
@@ -9,6 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { z } from 'zod';
 
+import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/transport/boundedBody';
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
 
 /** Interface document, "Token response". */
@@ -21,6 +23,12 @@ const tokenResponseSchema = z.object({
 
 /** An OAuth error answer (RFC 6749 5.2). */
 const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string().optional() });
+
+/** A token exchange that has not answered (headers) within this long has failed. */
+const TOKEN_TIMEOUT_MS = 30_000;
+
+/** Every redirect status axios would follow. */
+const REDIRECT_STATUSES = [300, 301, 302, 303, 307, 308];
 
 const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
 
@@ -139,9 +147,10 @@ export class CompanyRegistryApi implements ICredentialType {
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		const tokenUrl = `${withoutTrailingSlashes(String(credentials.authUrl))}/oauth/token`;
 		const audience = audienceFor(credentials);
-		let response: unknown;
+		const secret = String(credentials.clientSecret ?? '');
+		let answer: { status: number; body: BodyRead };
 		try {
-			response = await this.helpers.httpRequest({
+			const response = (await this.helpers.httpRequest({
 				method: 'POST',
 				url: tokenUrl,
 				headers: { 'content-type': 'application/json' },
@@ -154,11 +163,26 @@ export class CompanyRegistryApi implements ICredentialType {
 				json: true,
 				// The body holds the client secret: it goes to the Auth URL and nowhere else.
 				disableFollowRedirect: true,
-			});
+				// Read as a stream, and only so far (boundedBody.ts): every status comes back to be read.
+				encoding: 'stream',
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				timeout: TOKEN_TIMEOUT_MS,
+			})) as IN8nHttpFullResponse;
+			answer = { status: response.statusCode, body: await readBoundedBody(response.body, response.headers as Record<string, unknown>) };
 		} catch (error) {
-			throw tokenExchangeError(error, tokenUrl, audience, String(credentials.clientSecret ?? ''));
+			throw tokenExchangeError(error, tokenUrl, audience, secret);
 		}
-		const token = tokenResponseSchema.safeParse(response);
+		if (answer.body.kind === 'oversized') {
+			throw new Error(
+				`The token endpoint ${displayUrl(tokenUrl)} answered with more than ${kilobytes(answer.body.limitBytes)}${answer.body.declaredBytes !== undefined ? ` (Content-Length ${answer.body.declaredBytes} bytes)` : ' after decompression'}; a token answer is a few KB. Check the credential's Auth URL.`,
+			);
+		}
+		if (answer.body.kind === 'interrupted') throw tokenExchangeError({}, tokenUrl, audience, secret);
+		if (answer.status < 200 || answer.status >= 300) {
+			throw tokenExchangeError({ response: { status: answer.status, data: answer.body.body } }, tokenUrl, audience, secret);
+		}
+		const token = tokenResponseSchema.safeParse(answer.body.body);
 		if (!token.success) {
 			throw new Error(`The token endpoint ${displayUrl(tokenUrl)} answered without an access_token`);
 		}
@@ -176,11 +200,25 @@ export class CompanyRegistryApi implements ICredentialType {
 		};
 	}
 
-	// A real lookup, so that "Test" proves the exchange, the audience and the read:company scope at once.
+	/**
+	 * A real lookup, so that "Test" proves the exchange, the audience and the read:company scope at once.
+	 * n8n's CredentialsTester sends it through httpRequestWithAuthentication, which follows redirects
+	 * and re-sends Authorization to any origin unless told not to: it carries the Bearer token, so it
+	 * follows none, and a redirect gets a message saying why.
+	 */
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/v1/company/de/HRB12345',
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
 		},
+		rules: REDIRECT_STATUSES.map((status) => ({
+			type: 'responseCode' as const,
+			properties: {
+				value: status,
+				message: `The registry answered with a redirect (HTTP ${status}), which the Test does not follow: the access token is only ever sent to the Base URL. If the registry has moved, set the Base URL to its new address.`,
+			},
+		})),
 	};
 }

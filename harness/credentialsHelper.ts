@@ -123,7 +123,9 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		const type = this.type(typeName);
 		const expirable = type.properties.find((property) => property.type === 'hidden' && property.typeOptions?.expirable === true);
 		if (!expirable || typeof type.preAuthentication !== 'function') return undefined;
-		if (credentials[expirable.name] !== '' && !credentialsExpired) return undefined;
+		// As n8n's CredentialsHelper: the credential Test's temporary node always fetches a fresh token.
+		const isTestingCredentials = node.parameters?.temp === '' && node.type === 'n8n-nodes-base.noOp';
+		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials) return undefined;
 		const nodeCredentials = node.credentials?.[typeName];
 		this.preAuthentications.push({ id: nodeCredentials?.id ?? '', expired: credentialsExpired });
 		const output = (await type.preAuthentication.call(helpers, credentials)) as ICredentialDataDecryptedObject;

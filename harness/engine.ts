@@ -221,7 +221,8 @@ export class Engine {
 		};
 	}
 
-	private additionalData(mode: WorkflowExecuteMode, workflowFile: WorkflowFile): IWorkflowExecuteAdditionalData {
+	/** What n8n hands an execution (also the credential Test, harness/credentialsTester.ts). */
+	additionalData(mode: WorkflowExecuteMode, workflowFile: WorkflowFile): IWorkflowExecuteAdditionalData {
 		const executionId = randomUUID();
 		const workflowData: IWorkflowBase = {
 			id: workflowFile.id ?? 'test-workflow',

@@ -235,19 +235,20 @@ const RECORD_FIELDS = new Set(['isRegistered', 'officialName', 'status', 'regist
 
 /**
  * A record on its way to an output: a registry that echoes the client secret or the token into it
- * (in any field) must not put them into the run data. Fields beyond the record's own also lose
- * anything shaped like a token; names and addresses keep every character but the secrets.
+ * (in any field, or as a field's name) must not put them into the run data. Fields beyond the record's
+ * own also lose anything shaped like a token, in their names too; names and addresses keep every
+ * character but the secrets.
  */
 export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyRecord {
 	const clean = (value: unknown, field: string): unknown => {
 		if (typeof value === 'string') return RECORD_FIELDS.has(field) ? removeSecrets(value, secrets) : redact(value, secrets);
 		if (Array.isArray(value)) return value.map((entry) => clean(entry, field));
 		if (typeof value === 'object' && value !== null) {
-			return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, clean(entry, '')]));
+			return Object.fromEntries(Object.entries(value).map(([key, entry]) => [redact(key, secrets), clean(entry, '')]));
 		}
 		return value;
 	};
-	return Object.fromEntries(Object.entries(record).map(([field, value]) => [field, clean(value, field)])) as CompanyRecord;
+	return Object.fromEntries(Object.entries(record).map(([field, value]) => [RECORD_FIELDS.has(field) ? field : redact(field, secrets), clean(value, field)])) as CompanyRecord;
 }
 
 /** The values server text must never show: the client secret and the access token. */

@@ -156,7 +156,7 @@ describe('Company Registry › Look Up', () => {
 				const engine = engineFor(sandboxWithExpiredTokens, { clientId: 'expiring', clientSecret: 'expiring-secret' });
 				const { result } = await runRows(engine, [{ country: 'de', companyId: 'HRB12345' }]);
 				const error = result.errorOf(REGISTRY_NODE);
-				expect(error?.message).toBe('The registry rejected the access token, also after fetching a new one');
+				expect(error?.message).toBe('The registry rejected the access token the token endpoint had just issued (HTTP 401)');
 				expect((error as { httpCode?: string }).httpCode).toBe('401');
 				// A token fetched just now and refused will be refused again: no second token, no second lookup.
 				expect(sandboxWithExpiredTokens.counters.lookupsByStatus[401]).toBe(1);

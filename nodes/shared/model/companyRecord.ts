@@ -12,17 +12,44 @@ const calendarDate = z
 		return Number.isNaN(time) || new Date(time).toISOString().startsWith(value);
 	}, 'not a calendar date');
 
+/**
+ * The year before which a "date of first registration" is a placeholder (0000-01-01, 0001-01-01 are
+ * systems' minimum dates), not a date: the oldest registered companies date from centuries later.
+ */
+const EARLIEST_YEAR = 1000;
+
+/** Section 2.1: "date of first registration", a real calendar date, not a systems' minimum date. */
+const registrationDate = calendarDate.refine(
+	(value) => !/^\d{4}/.test(value) || Number(value.slice(0, 4)) >= EARLIEST_YEAR,
+	`not a plausible date of first registration (before the year ${EARLIEST_YEAR})`,
+);
+
+/** "N/A" as registries write it: n/a, NA, N.A., N / A. */
+const NOT_AVAILABLE_FORMS = /^n\.?\s*\/?\s*a\.?$/i;
+
+/** Blank, a not-available form, or no letter or digit at all ("-", "—", "..."): no value. */
+function isPlaceholder(text: string): boolean {
+	const trimmed = text.trim();
+	return trimmed === '' || NOT_AVAILABLE_FORMS.test(trimmed) || !/[\p{L}\p{N}]/u.test(trimmed);
+}
+
 /** Sections 2.1 "Company record" and 4.2 "Look up a company", rule 1: a registered company. Fields the API may add later pass through. */
 export const registeredCompanySchema = z
 	.object({
 		isRegistered: z.literal(true),
-		// A registered company has a name: blank or the "not available" literal means a broken record.
-		officialName: z
-			.string()
-			.refine((name) => name.trim() !== '' && name.trim() !== NOT_AVAILABLE, `expected the official name, not blank or '${NOT_AVAILABLE}'`),
+		// A registered company has a name: blank or a placeholder means a broken record.
+		officialName: z.string().refine((name) => !isPlaceholder(name), `expected the official name, not blank or a placeholder such as '${NOT_AVAILABLE}' or '-'`),
 		status: z.enum(['Active', 'Inactive']),
-		registrationDate: calendarDate,
-		registeredAddress: z.string().min(1).optional(),
+		registrationDate,
+		// "Only sometimes available": a register without one leaves the field out (4.2 rule 1), so a
+		// placeholder here is a broken record, not a missing address.
+		registeredAddress: z
+			.string()
+			.refine(
+				(address) => !isPlaceholder(address),
+				`expected the address, or no registeredAddress when the register has none ('${NOT_AVAILABLE}' is for unregistered companies)`,
+			)
+			.optional(),
 	})
 	.passthrough();
 
@@ -50,14 +77,29 @@ export type RegisteredCompany = z.infer<typeof registeredCompanySchema>;
 
 export type RecordCheck = { valid: true; record: CompanyRecord } | { valid: false; problem: string };
 
-/** Checks a lookup response against section 2.1 "Company record" and says which field broke the contract, and how. */
-export function checkCompanyRecord(body: unknown): RecordCheck {
+/** A registry a day ahead of UTC (UTC+14) may already list today's registrations under tomorrow. */
+const DAY_MS = 86_400_000;
+
+/**
+ * Checks a lookup response against section 2.1 "Company record" and says which field broke the
+ * contract, and how. `now` is the clock a date of first registration may not be after.
+ */
+export function checkCompanyRecord(body: unknown, now: number = Date.now()): RecordCheck {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
 		const shown = typeof body === 'string' ? truncate(body) : JSON.stringify(body);
 		return { valid: false, problem: `the response body is not a JSON object: ${shown}` };
 	}
 	const parsed = companyRecordSchema.safeParse(body);
-	if (parsed.success) return { valid: true, record: parsed.data };
+	if (parsed.success) {
+		const record = parsed.data;
+		if (record.isRegistered && Date.parse(`${record.registrationDate}T00:00:00Z`) > now + DAY_MS) {
+			return {
+				valid: false,
+				problem: `field 'registrationDate' is ${JSON.stringify(record.registrationDate)}: a date of first registration cannot be in the future`,
+			};
+		}
+		return { valid: true, record };
+	}
 	const issue = parsed.error.issues[0];
 	const field = issue.path.join('.') || 'isRegistered';
 	const value = (body as Record<string, unknown>)[String(issue.path[0] ?? 'isRegistered')];

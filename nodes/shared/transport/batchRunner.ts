@@ -2,9 +2,9 @@ import { checkCompanyRecord, type CompanyRecord } from '../model/companyRecord';
 import { lookupKeyId, type LookupKey } from '../model/lookupKey';
 import { RateController, type Tenant, type TenantSettings } from './rateController';
 import type { LookupFailure } from './registryError';
-import type { RegistryAnswer, RegistryRequest } from './registryRequest';
+import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer, type RegistryRequest } from './registryRequest';
 import { parseRetryAfter } from './retryAfter';
-import { backoffMs, CircuitBreaker, MAX_RATE_LIMITED_TRIES, rateLimitDelayMs, RetryBudget, TRANSIENT_STATUSES } from './retryPolicy';
+import { backoffMs, CircuitBreaker, type BreakerGate, MAX_RATE_LIMITED_TRIES, rateLimitDelayMs, RetryBudget, TRANSIENT_STATUSES } from './retryPolicy';
 import { TokenRenewal } from './tokenRenewal';
 import { Waits } from './wait';
 
@@ -179,17 +179,17 @@ class LookupSession {
 			let answer = await this.context.request(key, 'answer');
 			this.tenant.release(report(permit.sentAt, answer));
 
-			if (answer.kind === 'response' && answer.status === 401) {
+			if (answer.kind === 'response' && TOKEN_REFUSAL_STATUSES.has(answer.status)) {
 				const decision = this.renewal.on401(generation);
-				if (decision === 'refused') return failed(this.refuseToken());
+				if (decision === 'refused') return failed(this.refuseToken(answer));
 				if (decision === 'resend') {
 					if (gate.kind === 'probe') this.breaker.record(true, true);
 					if (tokenResends++ < 3) continue;
-					return failed(this.refuseToken());
+					return failed(this.refuseToken(answer));
 				}
 				answer = await this.renewToken(key);
 			}
-			if (answer.kind === 'response' && answer.status !== 401) this.renewal.accept(generation);
+			if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status)) this.renewal.accept(generation);
 			const transient = isTransient(answer);
 			// Only a lookup's first try tells whether the registry is down: at the end of a sheet the
 			// requests left are mostly retries of the few rows that keep failing.
@@ -204,13 +204,15 @@ class LookupSession {
 					this.breaker.stop();
 					return failed(this.credentialFailure);
 				case 'token-refused':
-					return failed(this.refuseToken());
+					return failed(this.refuseToken(answer));
+				case 'oversized':
+					return failed(answer);
 				case 'no-response': {
 					const failure: LookupFailure = { kind: 'no-response', reason: answer.reason, code: answer.code, attempts: attempt };
 					const delay = this.retryDelay(failure, attempt, undefined);
 					if (delay === undefined) return failed(failure);
 					if (!(await this.wait(delay))) return { kind: 'cancelled' };
-					attempt += 1;
+					attempt += probeSpent(gate);
 					continue;
 				}
 				case 'response':
@@ -242,7 +244,7 @@ class LookupSession {
 				const delay = this.retryDelay(failure, attempt, status === 503 ? parseRetryAfter(header(headers, 'retry-after')) : undefined);
 				if (delay === undefined) return failed(failure);
 				if (!(await this.wait(delay))) return { kind: 'cancelled' };
-				attempt += 1;
+				attempt += probeSpent(gate);
 				continue;
 			}
 			if (status === 403) return failed({ kind: 'forbidden', body, grantedScopes: await this.context.grantedScopes() });
@@ -277,8 +279,9 @@ class LookupSession {
 		}
 	}
 
-	private refuseToken(): LookupFailure {
-		this.credentialFailure ??= { kind: 'token-refused' };
+	/** The token is refused for good; `refusal` is the answer that said so. */
+	private refuseToken(refusal: { status: number; tokenBytes?: number }): LookupFailure {
+		this.credentialFailure ??= { kind: 'token-refused', status: refusal.status, renewed: this.renewal.renewed, tokenBytes: refusal.tokenBytes };
 		// Nobody may be left waiting for a probe's verdict: every lookup now fails with this.
 		this.breaker.stop();
 		return this.credentialFailure;
@@ -291,6 +294,9 @@ class LookupSession {
 }
 
 const failed = (failure: LookupFailure): LookupOutcome => ({ kind: 'failed', failure });
+
+/** A failed probe asked on behalf of every row held by the breaker: it does not spend its row's attempts. */
+const probeSpent = (gate: BreakerGate): number => (gate.kind === 'probe' ? 0 : 1);
 
 function isTransient(answer: RegistryAnswer): boolean {
 	return answer.kind === 'no-response' || (answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status));

@@ -1,6 +1,7 @@
 import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
 import type { LookupKey } from '../model/lookupKey';
+import { kilobytes } from './boundedBody';
 import { displayUrl, serverText } from './serverText';
 
 /** A failed lookup as the transport saw it. */
@@ -12,11 +13,16 @@ export type LookupFailure =
 	/** 429 beyond the Max Rate-Limit Wait: waited so far, and what the registry asked for last. */
 	| { kind: 'rate-limited'; waitedMs: number; retryAfterMs?: number }
 	| { kind: 'redirect'; status: number; location?: string }
+	/** An answer larger than the node reads (after decompression): not a record, whatever it holds. */
+	| { kind: 'oversized'; limitBytes: number; declaredBytes?: number }
 	/** A 200 whose body breaks the company record contract. */
 	| { kind: 'contract'; problem: string }
 	| { kind: 'forbidden'; body: unknown; grantedScopes?: string }
-	/** A token fetched for this execution was refused before the registry ever accepted it. */
-	| { kind: 'token-refused' }
+	/**
+	 * The token was refused (401), or the request with it was too large (413, 431), for good: a token
+	 * fetched for this execution before the registry ever accepted it, or a renewed one (`renewed`).
+	 */
+	| { kind: 'token-refused'; status: number; renewed: boolean; tokenBytes?: number }
 	/** The token exchange failed; the credential's message says what to fix. */
 	| { kind: 'credential'; message: string }
 	/** The circuit breaker tripped: most recent lookups failed, and so did the probes after a pause. */
@@ -80,13 +86,32 @@ export function describeFailure(
 	switch (failure.kind) {
 		case 'credential':
 			return { message: safe(failure.message) };
-		case 'token-refused':
-			return {
-				message: 'The registry rejected the access token, also after fetching a new one',
-				description:
-					"The token endpoint issued a new token and the registry rejected it too (HTTP 401), so no lookup of this run can succeed. Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.",
-				httpCode: '401',
-			};
+		case 'token-refused': {
+			const httpCode = String(failure.status);
+			if (failure.status === 413 || failure.status === 431) {
+				const size = failure.tokenBytes !== undefined ? kilobytes(failure.tokenBytes) : 'of unknown size';
+				return {
+					message: failure.renewed
+						? `The registry refused the request as too large (HTTP ${failure.status}), also with a new access token: the token is ${size}`
+						: `The registry refused the request as too large (HTTP ${failure.status}): the access token the token endpoint just issued is ${size}`,
+					description:
+						"An access token is normally one or two KB; the registry, or a proxy before it, does not take request headers this large, so no lookup of this run can succeed. Check the credential's Auth URL and Audience, and ask the registry operator why its tokens are this large.",
+					httpCode,
+				};
+			}
+			const check = "Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.";
+			return failure.renewed
+				? {
+						message: 'The registry rejected the access token, also after fetching a new one',
+						description: `The token endpoint issued a new token and the registry rejected it too (HTTP ${httpCode}), so no lookup of this run can succeed. ${check}`,
+						httpCode,
+					}
+				: {
+						message: `The registry rejected the access token the token endpoint had just issued (HTTP ${httpCode})`,
+						description: `A token fetched for this run was refused before the registry accepted any, so no lookup of this run can succeed. ${check}`,
+						httpCode,
+					};
+		}
 		case 'registry-down': {
 			const last = failure.last ? describeFailure(failure.last, context).message : 'no answer';
 			const share = failure.of ? ` ${failure.failed} of its last ${failure.of} answers were failures, and it still failed after a pause.` : '';
@@ -124,6 +149,13 @@ export function describeFailure(
 				message: `The registry answered with a redirect (HTTP ${failure.status})${target}, which the node does not follow`,
 				description: `${about}. The access token is only ever sent to the credential's Base URL (${baseUrl}). If the registry has moved, set the Base URL to its new address.`,
 				httpCode: String(failure.status),
+			};
+		}
+		case 'oversized': {
+			const size = failure.declaredBytes !== undefined ? ` (Content-Length ${failure.declaredBytes} bytes)` : ' after decompression';
+			return {
+				message: `The registry's answer is larger than ${kilobytes(failure.limitBytes)}${size}; it was not read (a company record is under 2 KB)`,
+				description: `${about}. Nothing of the answer was passed on. If the Base URL is right, the registry or something between it and n8n sends answers that are no company record.`,
 			};
 		}
 		case 'contract':

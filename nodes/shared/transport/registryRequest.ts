@@ -1,24 +1,43 @@
 import type { ICredentialsDecrypted, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse, IPollFunctions } from 'n8n-workflow';
 
 import type { LookupKey } from '../model/lookupKey';
+import { isBodyStream, readBoundedBody, type BodyRead } from './boundedBody';
 import { wait } from './wait';
 
 export const CREDENTIAL_TYPE = 'companyRegistryApi';
 
 /** What one lookup request gave. */
 export type RegistryAnswer =
-	| { kind: 'response'; status: number; statusMessage?: string; headers: Record<string, unknown>; body: unknown }
+	| {
+			kind: 'response';
+			status: number;
+			statusMessage?: string;
+			headers: Record<string, unknown>;
+			body: unknown;
+			/** With a status that refuses the token (413, 431): the size of the token sent. */
+			tokenBytes?: number;
+	  }
 	| { kind: 'no-response'; reason: 'timeout' | 'network'; code: string }
-	/** 401 even after n8n fetched a new token (only when sent to renew the token). */
-	| { kind: 'token-refused' }
+	/** 401, 413 or 431 even after n8n fetched a new token (only when sent to renew the token). */
+	| { kind: 'token-refused'; status: number; tokenBytes: number }
 	/** The credential's token exchange failed; its message already says what to fix. */
 	| { kind: 'credential'; message: string }
-	| { kind: 'cancelled' };
+	| { kind: 'cancelled' }
+	/** Larger than MAX_ANSWER_BYTES: not read, its connection closed. */
+	| Extract<BodyRead, { kind: 'oversized' }>;
 
 /** How a request treats a 401: take it back as an answer, or let n8n renew the token and send again. */
 export type On401 = 'answer' | 'renew';
 
 export type RegistryRequest = (key: LookupKey, on401: On401) => Promise<RegistryAnswer>;
+
+/**
+ * Statuses that refuse the token itself: 401, and a token too large for the registry's (or a proxy's)
+ * request headers, 431 Request Header Fields Too Large or 413. Each is worth one renewal: a new token
+ * may be accepted, or smaller.
+ */
+export const TOKEN_REFUSAL_STATUSES: ReadonlySet<number> = new Set([401, 413, 431]);
+const TOKEN_REFUSALS = [...TOKEN_REFUSAL_STATUSES];
 
 export interface RequestSettings {
 	/** The credential's Base URL without trailing slashes. */
@@ -33,7 +52,7 @@ export function lookupUrl(baseUrl: string, key: LookupKey): string {
 }
 
 interface WrappedRequestError {
-	cause?: { code?: string; name?: string; message?: string; isAxiosError?: boolean; response?: { status?: number } };
+	cause?: { code?: string; name?: string; message?: string; isAxiosError?: boolean; response?: { status?: number; data?: unknown } };
 	message?: string;
 }
 
@@ -48,16 +67,18 @@ interface WrappedRequestError {
  * n8n still runs the token exchange and renewal on it, and writes a renewed token into it, so every
  * later request carries the new token.
  *
- * Request Timeout is a deadline for the whole answer: n8n's own timeout only notices a silent
- * connection, not a body trickled byte by byte. (n8n sets the request's abort signal itself, to the
- * execution's, so the deadline races the request instead of aborting it; n8n's idle timeout still
- * ends the abandoned request.)
+ * The body is read as a stream, at most MAX_ANSWER_BYTES of it (boundedBody.ts). Request Timeout is a
+ * deadline for the whole answer, body included: n8n's own timeout only notices a silent connection.
+ * n8n sets every request's abort signal to the execution's, so each request gets a context whose
+ * cancel signal is its own, aborted at the deadline or when the execution stops: a request the node no
+ * longer waits for is ended and its socket closed, not left to trickle on.
  */
 export function registryRequest(
 	context: IExecuteFunctions | IPollFunctions,
 	settings: RequestSettings,
 	credential: ICredentialsDecrypted,
 ): RegistryRequest {
+	const executionSignal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	return async (key, on401) => {
 		const qs: Record<string, string> = {};
 		if (key.stateCode) qs.stateCode = key.stateCode;
@@ -67,45 +88,63 @@ export function registryRequest(
 			url: lookupUrl(settings.baseUrl, key),
 			qs,
 			json: true,
+			encoding: 'stream',
 			timeout: settings.timeoutMs,
 			returnFullResponse: true,
 			disableFollowRedirect: true,
-			ignoreHttpStatusErrors: { ignore: true, except: on401 === 'renew' ? [401] : [] },
+			ignoreHttpStatusErrors: { ignore: true, except: on401 === 'renew' ? TOKEN_REFUSALS : [] },
 		};
-		const deadline = new AbortController();
+		const tokenBytes = () => String(credential.data?.accessToken ?? '').length;
+		const abort = new AbortController();
+		const stop = () => abort.abort();
+		executionSignal?.addEventListener('abort', stop, { once: true });
+		if (executionSignal?.aborted) stop();
+		const ownSignal = Object.create(context, { getExecutionCancelSignal: { value: () => abort.signal } }) as typeof context;
+		let expired = false;
 		const sent = context.helpers.httpRequestWithAuthentication
-			.call(context, CREDENTIAL_TYPE, request, { credentialsDecrypted: credential })
+			.call(ownSignal, CREDENTIAL_TYPE, request, { credentialsDecrypted: credential, preAuthenticationRetryStatusCode: TOKEN_REFUSALS })
 			.then(
-				(response): RegistryAnswer => {
+				async (response): Promise<RegistryAnswer> => {
 					const full = response as IN8nHttpFullResponse;
-					return {
-						kind: 'response',
-						status: full.statusCode,
-						statusMessage: full.statusMessage,
-						headers: full.headers as Record<string, unknown>,
-						body: full.body,
-					};
+					const headers = full.headers as Record<string, unknown>;
+					const read = await readBoundedBody(full.body, headers);
+					if (read.kind === 'oversized') return read;
+					if (read.kind === 'interrupted') return expired ? TIMED_OUT : abort.signal.aborted ? { kind: 'cancelled' } : { kind: 'no-response', reason: 'network', code: read.code };
+					const status = full.statusCode;
+					const refusesToken = status === 413 || status === 431;
+					return { kind: 'response', status, statusMessage: full.statusMessage, headers, body: read.body, ...(refusesToken ? { tokenBytes: tokenBytes() } : {}) };
 				},
-				(error: unknown): RegistryAnswer => answerOfError(error as WrappedRequestError, on401),
+				(error: unknown): RegistryAnswer => (expired ? TIMED_OUT : answerOfError(error as WrappedRequestError, on401, tokenBytes)),
 			);
-		const timedOut = wait(settings.timeoutMs, deadline.signal).then(
-			(expired): RegistryAnswer | undefined => (expired ? { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' } : undefined),
-		);
+		const timedOut = wait(settings.timeoutMs, abort.signal).then((passed): RegistryAnswer | undefined => {
+			if (!passed) return undefined;
+			expired = true;
+			abort.abort();
+			return TIMED_OUT;
+		});
 		try {
 			return (await Promise.race([sent, timedOut])) ?? (await sent);
 		} finally {
-			deadline.abort();
+			abort.abort();
+			executionSignal?.removeEventListener('abort', stop);
 		}
 	};
 }
 
+const TIMED_OUT: RegistryAnswer = { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' };
+
 /** httpRequestWithAuthentication wraps every failure in a NodeApiError; the original is its cause. */
-function answerOfError(error: WrappedRequestError, on401: On401): RegistryAnswer {
+function answerOfError(error: WrappedRequestError, on401: On401, tokenBytes: () => number): RegistryAnswer {
 	const cause = error.cause;
+	// A refused renewal's body is a stream nobody reads: it is closed, not left open.
+	const data = cause?.response?.data;
+	if (isBodyStream(data)) data.destroy();
 	const status = cause?.response?.status;
 	if (status !== undefined) {
-		// Only a 401 is left to throw, and only when renewing: the fresh token was refused too.
-		return on401 === 'renew' && status === 401 ? { kind: 'token-refused' } : { kind: 'no-response', reason: 'network', code: `HTTP ${status}` };
+		// Only a token refusal is left to throw, and only when renewing: the fresh token was refused too.
+		return on401 === 'renew' && TOKEN_REFUSAL_STATUSES.has(status)
+			? { kind: 'token-refused', status, tokenBytes: tokenBytes() }
+			: { kind: 'no-response', reason: 'network', code: `HTTP ${status}` };
 	}
 	if (cause?.code === 'ERR_CANCELED' || cause?.name === 'CanceledError' || cause?.name === 'AbortError') return { kind: 'cancelled' };
 	if (cause?.code === 'ECONNABORTED' || cause?.code === 'ETIMEDOUT') return { kind: 'no-response', reason: 'timeout', code: cause.code };

@@ -63,31 +63,52 @@ const WINDOW = 20;
 const MIN_SAMPLES = 10;
 const OPEN_SHARE = 0.8;
 const FIRST_COOL_DOWN_MS = 1_000;
-/** Failed probes after which the registry is taken for down for the rest of the execution. */
-const PROBES_BEFORE_TRIP = 2;
+const MAX_COOL_DOWN_MS = 4_000;
+
+/**
+ * How long the registry may fail every probe before the rest of the execution fails with one message.
+ * Longer than a deploy or a failover takes, short against a sheet's run: an outage shorter than this
+ * costs the rows a pause, not their lookups.
+ */
+export const OUTAGE_TOLERANCE_MS = 10_000;
+
+/**
+ * closed: requests go. open: nobody sends until the cool-down ends. half-open: one probe is out,
+ * everybody else waits for its verdict. tripped: the registry is down for the rest of the execution.
+ * `since` is when the outage began (the first opening of this spell).
+ */
+type BreakerMode =
+	| { kind: 'closed' }
+	| { kind: 'open'; since: number; until: number; coolDownMs: number }
+	| { kind: 'half-open'; since: number; coolDownMs: number }
+	| { kind: 'tripped' };
+
+/** What moves the breaker: most of the window failed, a cool-down ended, a probe's verdict. */
+type BreakerEvent = 'window-failed' | 'cooled-down' | 'probe-answered' | 'probe-failed';
 
 /**
  * Closed while the registry answers. Opens when most recent requests failed transiently: nobody sends
- * for a cool-down, then one probe goes; a good answer closes it, a failed probe opens it again for
- * twice as long, and after two failed probes it trips: the rest of the execution fails at once with
- * one message instead of spending every row's retries on a registry that is down. A short burst of
- * failures therefore costs a pause, not the sheet.
+ * for a cool-down, then one probe goes (half-open); a good answer closes it, a failed probe opens it
+ * again for twice as long (at most 4 s). Only when every probe failed for OUTAGE_TOLERANCE_MS does it
+ * trip: the rest of the execution fails at once with one message instead of spending every row's
+ * retries on a registry that is down. Rows held meanwhile keep their retries, so a short outage costs
+ * a pause, not the sheet. Every change of mode is one step of `transition`, on the injected clock.
  */
 export class CircuitBreaker {
 	private readonly recent: boolean[] = [];
-	private state: 'closed' | 'open' | 'probing' | 'tripped' = 'closed';
-	private openUntil = 0;
-	private coolDownMs = FIRST_COOL_DOWN_MS;
-	private failedProbes = 0;
+	private mode: BreakerMode = { kind: 'closed' };
 	private stopped = false;
 	private readonly waiting: Array<() => void> = [];
-	/** How many of the window's requests failed when it tripped, for the message. */
+	/** How many of the window's requests failed when it opened, for the message. */
 	tripReport: { failed: number; of: number } | undefined;
 
-	constructor(private readonly now: () => number = Date.now) {}
+	constructor(
+		private readonly now: () => number = Date.now,
+		private readonly toleranceMs = OUTAGE_TOLERANCE_MS,
+	) {}
 
 	get tripped(): boolean {
-		return this.state === 'tripped';
+		return this.mode.kind === 'tripped';
 	}
 
 	/**
@@ -96,18 +117,19 @@ export class CircuitBreaker {
 	 */
 	async gate(sleep: (ms: number) => Promise<boolean>): Promise<BreakerGate> {
 		for (;;) {
-			if (this.state === 'closed') return { kind: 'closed' };
-			if (this.state === 'tripped' || this.stopped) return { kind: 'tripped' };
-			if (this.state === 'open') {
-				const left = this.openUntil - this.now();
+			const mode = this.mode;
+			if (mode.kind === 'closed') return { kind: 'closed' };
+			if (mode.kind === 'tripped' || this.stopped) return { kind: 'tripped' };
+			if (mode.kind === 'open') {
+				const left = mode.until - this.now();
 				if (left <= 0) {
-					this.state = 'probing';
+					this.transition('cooled-down');
 					return { kind: 'probe' };
 				}
 				await sleep(left);
 				continue;
 			}
-			// A probe is out: wait for its verdict.
+			// Half-open: the probe is out; wait for its verdict.
 			await new Promise<void>((resolve) => this.waiting.push(resolve));
 		}
 	}
@@ -120,34 +142,45 @@ export class CircuitBreaker {
 
 	/** Records one answer (true) or transient failure (false); `probe` when it was the probe. */
 	record(ok: boolean, probe: boolean): void {
-		if (this.state === 'tripped') return;
 		if (probe) {
-			if (ok) {
-				this.state = 'closed';
-				this.recent.length = 0;
-				this.coolDownMs = FIRST_COOL_DOWN_MS;
-				this.failedProbes = 0;
-			} else if (++this.failedProbes >= PROBES_BEFORE_TRIP) {
-				this.state = 'tripped';
-			} else {
-				this.open();
-			}
-			this.wakeWaiting();
+			this.transition(ok ? 'probe-answered' : 'probe-failed');
 			return;
 		}
 		this.recent.push(ok);
 		if (this.recent.length > WINDOW) this.recent.shift();
 		const failed = this.recent.filter((answered) => !answered).length;
-		if (this.state === 'closed' && this.recent.length >= MIN_SAMPLES && failed >= OPEN_SHARE * this.recent.length) {
+		if (this.mode.kind === 'closed' && this.recent.length >= MIN_SAMPLES && failed >= OPEN_SHARE * this.recent.length) {
 			this.tripReport = { failed, of: this.recent.length };
-			this.open();
+			this.transition('window-failed');
 		}
 	}
 
-	private open(): void {
-		this.state = 'open';
-		this.openUntil = this.now() + this.coolDownMs;
-		this.coolDownMs *= 2;
+	/** The one place the mode changes. An event that does not apply to the mode changes nothing. */
+	private transition(event: BreakerEvent): void {
+		const mode = this.mode;
+		const now = this.now();
+		switch (event) {
+			case 'window-failed':
+				if (mode.kind === 'closed') this.mode = { kind: 'open', since: now, until: now + FIRST_COOL_DOWN_MS, coolDownMs: FIRST_COOL_DOWN_MS };
+				break;
+			case 'cooled-down':
+				if (mode.kind === 'open') this.mode = { kind: 'half-open', since: mode.since, coolDownMs: mode.coolDownMs };
+				break;
+			case 'probe-answered':
+				if (mode.kind === 'half-open') {
+					this.mode = { kind: 'closed' };
+					this.recent.length = 0;
+				}
+				break;
+			case 'probe-failed':
+				if (mode.kind === 'half-open') {
+					const coolDownMs = Math.min(MAX_COOL_DOWN_MS, mode.coolDownMs * 2);
+					this.mode =
+						now - mode.since >= this.toleranceMs ? { kind: 'tripped' } : { kind: 'open', since: mode.since, until: now + coolDownMs, coolDownMs };
+				}
+				break;
+		}
+		if (this.mode.kind !== 'half-open') this.wakeWaiting();
 	}
 
 	private wakeWaiting(): void {

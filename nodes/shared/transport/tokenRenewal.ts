@@ -17,6 +17,7 @@ export class TokenRenewal {
 	private accepted = false;
 	private underway: { done: Promise<void>; finish: () => void } | undefined;
 	private refusedForGood = false;
+	private renewals = 0;
 
 	/** `tokenWasStored`: the credential held a token when the execution began (it may be stale). */
 	constructor(private readonly tokenWasStored: boolean) {}
@@ -24,6 +25,11 @@ export class TokenRenewal {
 	/** The token generation a request is sent with. */
 	get current(): number {
 		return this.generation;
+	}
+
+	/** Whether this execution asked for a new token (a refusal after that is a new token's). */
+	get renewed(): boolean {
+		return this.renewals > 0;
 	}
 
 	get renewing(): boolean {
@@ -52,6 +58,7 @@ export class TokenRenewal {
 		let finish = () => {};
 		const done = new Promise<void>((resolve) => (finish = resolve));
 		this.underway = { done, finish };
+		this.renewals += 1;
 		return 'renew';
 	}
 

@@ -21,9 +21,37 @@ describe('company record check', () => {
 		expect(checkCompanyRecord(unregistered)).toEqual({ valid: true, record: unregistered });
 	});
 
-	it.each([['N/A'], [''], ['   ']])('refuses a registered company whose official name is %p: a registered company has a name', (officialName) => {
+	it.each([['N/A'], ['n/a'], ['N.A.'], ['-'], ['—'], ['...'], [''], ['   ']])('refuses a registered company whose official name is %p: a registered company has a name', (officialName) => {
 		const check = checkCompanyRecord({ ...registered, officialName });
-		expect(check).toEqual({ valid: false, problem: `field 'officialName' is ${JSON.stringify(officialName)}: expected the official name, not blank or 'N/A'` });
+		expect(check).toEqual({ valid: false, problem: `field 'officialName' is ${JSON.stringify(officialName)}: expected the official name, not blank or a placeholder such as 'N/A' or '-'` });
+	});
+
+	it.each([['N/A'], ['n/a'], [''], ['   '], ['-']])('refuses a registered company whose address is %p: a register without one leaves the field out', (registeredAddress) => {
+		const check = checkCompanyRecord({ ...registered, registeredAddress });
+		expect(check).toEqual({
+			valid: false,
+			problem: `field 'registeredAddress' is ${JSON.stringify(registeredAddress)}: expected the address, or no registeredAddress when the register has none ('N/A' is for unregistered companies)`,
+		});
+	});
+
+	it.each([['I.M. Pei & Partners'], ['3M'], ['株式会社トヨタ'], ['NAB Ltd']])('accepts a real name such as %p', (officialName) => {
+		expect(checkCompanyRecord({ ...registered, officialName }).valid).toBe(true);
+	});
+
+	it.each([['0000-01-01'], ['0001-01-01'], ['0999-12-31']])('refuses %p as a date of first registration: a placeholder, not a date', (registrationDate) => {
+		const check = checkCompanyRecord({ ...registered, registrationDate });
+		expect(check).toEqual({ valid: false, problem: `field 'registrationDate' is ${JSON.stringify(registrationDate)}: not a plausible date of first registration (before the year 1000)` });
+	});
+
+	it('refuses a date of first registration in the future; today (in any time zone) passes', () => {
+		const now = Date.parse('2026-11-25T06:00:00Z');
+		expect(checkCompanyRecord({ ...registered, registrationDate: '2999-12-31' }, now)).toEqual({
+			valid: false,
+			problem: "field 'registrationDate' is \"2999-12-31\": a date of first registration cannot be in the future",
+		});
+		expect(checkCompanyRecord({ ...registered, registrationDate: '2026-11-28' }, now).valid).toBe(false);
+		expect(checkCompanyRecord({ ...registered, registrationDate: '2026-11-26' }, now).valid).toBe(true);
+		expect(checkCompanyRecord({ ...registered, registrationDate: '1602-03-20' }, now).valid).toBe(true);
 	});
 
 	it('keeps fields a later API version adds (9.2)', () => {

@@ -18,7 +18,9 @@ describe('registry error', () => {
 	it.each<[string, LookupFailure, string, string | undefined]>([
 		['400 with the server message', { kind: 'http', status: 400, body: { message: 'bad id' } }, 'The registry rejected the input: bad id', '400'],
 		['401 after renewal', { kind: 'http', status: 401, body: {} }, 'The registry rejected the access token, also after fetching a new one', '401'],
-		['a token refused for good', { kind: 'token-refused' }, 'The registry rejected the access token, also after fetching a new one', '401'],
+		['a renewed token refused for good', { kind: 'token-refused', status: 401, renewed: true }, 'The registry rejected the access token, also after fetching a new one', '401'],
+		['a token fetched for this run refused', { kind: 'token-refused', status: 401, renewed: false }, 'The registry rejected the access token the token endpoint had just issued (HTTP 401)', '401'],
+		['a token too large, renewed', { kind: 'token-refused', status: 431, renewed: true, tokenBytes: 81_920 }, 'The registry refused the request as too large (HTTP 431), also with a new access token: the token is 80 KB', '431'],
 		['403', { kind: 'forbidden', body: {}, grantedScopes: 'read:aml' }, "The credential's plan or token scope does not include company data (read:company)", '403'],
 		['404', { kind: 'http', status: 404, body: {} }, 'The registry has no lookup endpoint at https://api.example.test/v1/company/… (HTTP 404)', '404'],
 		['500 after 3 tries', { kind: 'http', status: 500, body: {}, attempts: 3 }, 'The registry could not process the lookup (HTTP 500 InternalFailureException) (tried 3 times)', '500'],

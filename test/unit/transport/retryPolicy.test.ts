@@ -1,4 +1,4 @@
-import { backoffMs, CircuitBreaker, RetryBudget } from '../../../nodes/shared/transport/retryPolicy';
+import { backoffMs, CircuitBreaker, OUTAGE_TOLERANCE_MS, RetryBudget } from '../../../nodes/shared/transport/retryPolicy';
 
 describe('backoff', () => {
 	it('is full jitter under a capped exponential step', () => {
@@ -45,18 +45,44 @@ describe('circuit breaker', () => {
 		expect(await breaker.gate(sleep)).toEqual({ kind: 'closed' });
 	});
 
-	it('trips after two failed probes, the second after a doubled cool-down', async () => {
+	it('half-open: a failed probe opens it again for a doubled cool-down (at most 4 s); it trips only once every probe failed for the outage tolerance', async () => {
 		now = 0;
 		const breaker = new CircuitBreaker(clock);
 		for (let index = 0; index < 10; index++) breaker.record(false, false);
-		expect(await breaker.gate(sleep)).toEqual({ kind: 'probe' });
-		breaker.record(false, true);
-		expect(await breaker.gate(sleep)).toEqual({ kind: 'probe' });
-		expect(now).toBe(3000);
-		breaker.record(false, true);
+		const probes: number[] = [];
+		for (;;) {
+			const gate = await breaker.gate(sleep);
+			if (gate.kind !== 'probe') {
+				expect(gate).toEqual({ kind: 'tripped' });
+				break;
+			}
+			probes.push(now);
+			breaker.record(false, true);
+		}
+		// Cool-downs of 1, 2, 4 and 4 s: the probe at 11 s is the first after 10 s of outage.
+		expect(probes).toEqual([1000, 3000, 7000, 11_000]);
+		expect(OUTAGE_TOLERANCE_MS).toBe(10_000);
 		expect(breaker.tripped).toBe(true);
-		expect(await breaker.gate(sleep)).toEqual({ kind: 'tripped' });
 		expect(breaker.tripReport).toEqual({ failed: 10, of: 10 });
+	});
+
+	it('rides out an outage shorter than the tolerance: the probe after it closes the breaker, nobody is failed', async () => {
+		now = 0;
+		const breaker = new CircuitBreaker(clock);
+		for (let index = 0; index < 10; index++) breaker.record(false, false);
+		const outageEnds = 6000;
+		for (;;) {
+			const gate = await breaker.gate(sleep);
+			expect(gate.kind).not.toBe('tripped');
+			if (gate.kind === 'closed') break;
+			breaker.record(now >= outageEnds, true);
+		}
+		expect(now).toBe(7000);
+		expect(breaker.tripped).toBe(false);
+		// A new spell of failures starts from the first cool-down again.
+		for (let index = 0; index < 10; index++) breaker.record(false, false);
+		expect(await breaker.gate(sleep)).toEqual({ kind: 'probe' });
+		expect(now).toBe(8000);
 	});
 
 	it('holds others while the probe is out, and wakes them with its verdict', async () => {
