@@ -14,7 +14,7 @@ import { CompanyRegistryTrigger } from '../nodes/CompanyRegistryTrigger/CompanyR
 
 /** The package's node type name, as n8n names a community node: `<package>.<node name>`. */
 export const PACKAGE = 'n8n-nodes-company-registry';
-const COMPANY_REGISTRY_TYPE = `${PACKAGE}.companyRegistry`;
+export const COMPANY_REGISTRY_TYPE = `${PACKAGE}.companyRegistry`;
 const COMPANY_REGISTRY_TRIGGER_TYPE = `${PACKAGE}.companyRegistryTrigger`;
 
 /**

@@ -1,6 +1,6 @@
 import companiesFile from './companies.json';
 
-type CompanyStatus = 'Active' | 'Inactive';
+export type CompanyStatus = 'Active' | 'Inactive';
 
 interface CompanyTranslation {
 	officialName?: string;

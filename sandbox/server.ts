@@ -83,7 +83,7 @@ export const AML_ONLY_CLIENT: SandboxClient = {
 };
 
 /** Public service notes, "Rate limits": 100 requests per second with bursts up to 1000. */
-const DEFAULT_RATE_LIMIT: RateLimitSettings = { ratePerSecond: 100, burst: 1000 };
+export const DEFAULT_RATE_LIMIT: RateLimitSettings = { ratePerSecond: 100, burst: 1000 };
 
 const LOOKUP_LOG_SIZE = 10_000;
 
