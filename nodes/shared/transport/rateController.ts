@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS, wait } from './wait';
+import { MAX_TIMER_MS, realClock, type Clock } from './wait';
 
 /**
  * When may the next lookup start? One controller per registry and client id, shared by every
@@ -87,12 +87,14 @@ export class Tenant {
 	readonly queue: Waiter[] = [];
 	inFlight = 0;
 	nextStartAt = 0;
-	readonly joinedAt = Date.now();
+	readonly joinedAt: number;
 
 	constructor(
 		private readonly controller: RateController,
 		readonly settings: TenantSettings,
-	) {}
+	) {
+		this.joinedAt = controller.clock.now();
+	}
 
 	/**
 	 * Waits its turn. Resolves `paused` at once when everybody must wait past `notAfter` (the latest
@@ -165,10 +167,10 @@ export class RateController {
 	private static readonly shared = new Map<string, RateController>();
 
 	/** The controller of one registry and client id in this process. */
-	static for(key: string, now = Date.now()): RateController {
+	static for(key: string, clock: Clock = realClock): RateController {
 		const existing = RateController.shared.get(key);
-		if (existing && (existing.tenants.size > 0 || now - existing.idleSince < IDLE_RESET_MS)) return existing;
-		const controller = new RateController();
+		if (existing?.clock === clock && (existing.tenants.size > 0 || clock.now() - existing.idleSince < IDLE_RESET_MS)) return existing;
+		const controller = new RateController(clock);
 		RateController.shared.set(key, controller);
 		return controller;
 	}
@@ -180,7 +182,7 @@ export class RateController {
 
 	private readonly tenants = new Set<Tenant>();
 	private turn = 0;
-	private idleSince = Date.now();
+	private idleSince: number;
 	/** When any request last got an answer: from then on, a token is stored in the credential. */
 	private lastAnswerAt = 0;
 	private inFlight = 0;
@@ -230,6 +232,11 @@ export class RateController {
 	/** What the controller did, for tests and the benchmark. */
 	readonly stats = { requests: 0, events: 0, pauses: 0 };
 
+	/** Time only through `clock`: real in n8n, virtual in the unit tests and bench:sim. */
+	constructor(readonly clock: Clock = realClock) {
+		this.idleSince = clock.now();
+	}
+
 	join(settings: TenantSettings): Tenant {
 		const tenant = new Tenant(this, settings);
 		this.tenants.add(tenant);
@@ -239,7 +246,7 @@ export class RateController {
 	leave(tenant: Tenant): void {
 		tenant.cancelWaiting();
 		this.tenants.delete(tenant);
-		if (this.tenants.size === 0) this.idleSince = Date.now();
+		if (this.tenants.size === 0) this.idleSince = this.clock.now();
 		this.pump();
 	}
 
@@ -263,10 +270,10 @@ export class RateController {
 	}
 
 	release(tenant: Tenant, report: RequestReport): void {
-		const now = Date.now();
+		const now = this.clock.now();
 		tenant.inFlight -= 1;
 		this.inFlight -= 1;
-		if (report.status !== undefined) this.lastAnswerAt = Date.now();
+		if (report.status !== undefined) this.lastAnswerAt = this.clock.now();
 		if (this.window) {
 			this.window.answered(report, now);
 			if (this.window.refuted) {
@@ -281,7 +288,7 @@ export class RateController {
 
 	/** Starts what may start now, executions in turn; arranges to be called again when more may. */
 	private pump(): void {
-		const now = Date.now();
+		const now = this.clock.now();
 		const paced = this.nextPacedStart(now);
 		// Nothing may start before an answer tells more; that answer pumps again.
 		if (paced === undefined) return;
@@ -358,7 +365,7 @@ export class RateController {
 	}
 
 	private refuseImpatient(tenant: Tenant, until: number, windowReset: boolean): void {
-		const now = Date.now();
+		const now = this.clock.now();
 		// Waiting for a window's reset is waiting for the rate limit: not longer than the execution allows.
 		const windowLimit = windowReset ? now + (tenant.settings.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
 		for (let index = tenant.queue.length - 1; index >= 0; index--) {
@@ -414,7 +421,7 @@ export class RateController {
 	private wakeAt(time: number): void {
 		if (this.wakeArmedFor !== undefined && this.wakeArmedFor <= time) return;
 		this.wakeArmedFor = time;
-		void wait(Math.min(MAX_TIMER_MS, Math.max(0, time - Date.now()))).then(() => {
+		void this.clock.sleep(Math.min(MAX_TIMER_MS, Math.max(0, time - this.clock.now()))).then(() => {
 			if (this.wakeArmedFor === time) this.wakeArmedFor = undefined;
 			this.pump();
 		});
@@ -568,7 +575,7 @@ export class RateController {
 	private pauseUntil(time: number): void {
 		if (time <= this.pausedUntil) return;
 		this.stats.pauses += 1;
-		const now = Date.now();
+		const now = this.clock.now();
 		if (this.pausedUntil < now) this.pausedSince = now;
 		this.pausedUntil = time;
 	}
