@@ -137,7 +137,7 @@ const ADMITTED_SPAN_ANSWERS = 20;
 const CONGESTION_SPELL_MS = 1_000;
 /** The first request after a window's reset refused (the reset reckoned early): nobody sends this long, doubling in a row. */
 const EARLY_RESET_HOLD_MS = 25;
-/** The shortest wait for a window's reset, whatever the headers say. */
+/** The shortest pause, and the shortest wait for a window's reset, whatever the headers say. */
 const MIN_WAIT_MS = 100;
 /** After a refusal that suggests a window, how long until one request alone tells window from bucket. */
 const CONFIRM_AFTER_MS = 100;
@@ -152,6 +152,11 @@ const PROBE_GROWTH_PER_SECOND = 0.02;
 const END_OF_WORK_S = 2;
 /** The window over which the registry's refill rate is estimated from X-RateLimit-Remaining. */
 const REFILL_WINDOW_MS = 3_000;
+/**
+ * A 429 while the registry's count still leaves this many requests comes from another limit than the
+ * count's: more than the few requests other clients of a shared limit spend within one round trip.
+ */
+const QUOTA_LEFT_AT_429 = 10;
 /** A remaining budget older than this no longer describes the registry. */
 const REMAINING_TTL_MS = 5_000;
 /** A controller nobody used for this long starts afresh (the limit may have changed). */
@@ -183,8 +188,14 @@ export class RateController {
 	private readonly tenants = new Set<Tenant>();
 	private turn = 0;
 	private idleSince: number;
-	/** When any request last got an answer: from then on, a token is stored in the credential. */
+	/** When any request last got an answer. */
 	private lastAnswerAt = 0;
+	/**
+	 * When any request's try last ended, answered or not: by then the credential's token exchange has
+	 * happened (a token is stored) or failed (its lookup says so). A registry that never answers must
+	 * not keep everybody else behind the first request.
+	 */
+	private lastTryEndedAt = Number.NEGATIVE_INFINITY;
 	private inFlight = 0;
 	private pausedUntil = 0;
 	private pausedSince = 0;
@@ -208,6 +219,18 @@ export class RateController {
 	/** When the current spell of congestion (waves less than CONGESTION_SPELL_MS apart) began. */
 	private congestionSince = 0;
 	private lastCongestionAt = Number.NEGATIVE_INFINITY;
+
+	/**
+	 * The registry's count is a budget it enforces: it fell as requests were admitted, or a 429 came when
+	 * it said the budget was spent. A count that never moves (a constant 0) is not.
+	 */
+	private budgetEnforced = false;
+	/**
+	 * A 429 came while the registry's count said plenty was left: the count is a longer quota's (5,000 an
+	 * hour) and its reset says when that quota refills, not how long this 429 lasts. The 429s teach the
+	 * limit that refuses; the count matters again only once it says the quota is spent.
+	 */
+	private countIsQuota = false;
 
 	/** Learned from X-RateLimit-Remaining on ordinary answers. */
 	private answered = 0;
@@ -269,11 +292,19 @@ export class RateController {
 		});
 	}
 
-	release(tenant: Tenant, report: RequestReport): void {
+	release(tenant: Tenant, told: RequestReport): void {
 		const now = this.clock.now();
+		// "Retry-After: 0" or a date in the past (a registry clock behind) says nothing of how long the
+		// limit lasts: read as no Retry-After, never as "at once". A count below zero is no count.
+		const report: RequestReport = {
+			...told,
+			retryAfterMs: told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined,
+			remaining: told.remaining !== undefined && told.remaining >= 0 ? told.remaining : undefined,
+		};
 		tenant.inFlight -= 1;
 		this.inFlight -= 1;
-		if (report.status !== undefined) this.lastAnswerAt = this.clock.now();
+		this.lastTryEndedAt = now;
+		if (report.status !== undefined) this.lastAnswerAt = now;
 		if (this.window) {
 			this.window.answered(report, now);
 			if (this.window.refuted) {
@@ -316,7 +347,7 @@ export class RateController {
 		const tenants = [...this.tenants];
 		// Executions that began without a token wait for one answer, whoever sends the request: several
 		// sheets started together fetch one token, not one each.
-		const tokenPending = (tenant: Tenant) => tenant.settings.firstRequestAlone === true && this.lastAnswerAt < tenant.joinedAt;
+		const tokenPending = (tenant: Tenant) => tenant.settings.firstRequestAlone === true && this.lastTryEndedAt < tenant.joinedAt;
 		const aloneInFlight = tenants.some((tenant) => tokenPending(tenant) && tenant.inFlight > 0);
 		for (let offset = 0; offset < tenants.length; offset++) {
 			const tenant = tenants[(this.turn + offset) % tenants.length];
@@ -383,10 +414,12 @@ export class RateController {
 	 */
 	private nextPacedStart(now: number): number | undefined {
 		if (this.window) return this.window.nextStart(now, this.inFlight);
-		if (this.remainingIsFresh(now)) {
-			const budgetLeft = this.remaining! - this.startedSinceRemaining;
-			// While the registry's budget lasts, spend it; pace at the refill rate once it is nearly gone.
-			if (budgetLeft >= 2) return 0;
+		// While the registry's budget lasts, spend it; pace at the refill rate once it is nearly gone, but
+		// only where a 429 at a spent budget showed the count is the limit that refuses: a count the
+		// registry does not enforce (a constant 0, a quota's) must not slow anybody down.
+		const budgetLeft = this.budgetLeft(now);
+		if (budgetLeft !== undefined && budgetLeft >= 2) return 0;
+		if (budgetLeft !== undefined && this.budgetEnforced) {
 			if (this.refillIntervalMs > 0) return this.lastStartAt + this.refillIntervalMs;
 			return budgetLeft <= 0 && this.inFlight > 0 ? undefined : 0;
 		}
@@ -396,6 +429,15 @@ export class RateController {
 		return now + ((1 - this.credit) * 1000) / this.rate;
 	}
 
+
+	/**
+	 * What the registry's own count (X-RateLimit-Remaining) says is left for requests not yet counted;
+	 * undefined where it said nothing lately, or where its count turned out to describe another quota.
+	 */
+	private budgetLeft(now: number): number | undefined {
+		if (!this.remainingIsFresh(now) || this.countIsQuota) return undefined;
+		return this.remaining! - this.startedSinceRemaining;
+	}
 
 	private remainingIsFresh(now: number): boolean {
 		return this.remaining !== undefined && now - this.remainingAt < REMAINING_TTL_MS;
@@ -451,7 +493,18 @@ export class RateController {
 	}
 
 	private onRateLimited(now: number, report: RequestReport): void {
-		if (this.window || this.budgetRefused(now, report) || this.budgetSpent(now, report)) return;
+		if (this.window) return;
+		// Headers are evidence, checked against what the registry does: refused with plenty left, the
+		// count is not the limit that refused; refused at the end of it, it is.
+		if (this.remainingIsFresh(now)) {
+			const left = this.remaining! - this.startedSinceRemaining;
+			if (left >= QUOTA_LEFT_AT_429) this.countIsQuota = true;
+			else if (left <= 0) {
+				this.countIsQuota = false;
+				this.budgetEnforced = true;
+			}
+		}
+		if (this.budgetLeft(now) !== undefined && (this.budgetRefused(now, report) || this.budgetSpent(now, report))) return;
 		// A request sent before the last event met the same congestion: one wave, one decrease.
 		if (this.lastEventAt !== undefined && report.sentAt <= this.lastEventAt) return;
 		this.stats.events += 1;
@@ -468,7 +521,7 @@ export class RateController {
 			// The first limit seen: pause briefly, then pace at what was admitted over the time including
 			// the pause, with the burst beyond that rate as credit. Too few answers say nothing of a rate
 			// (one company that always meets 429, a quota): then only pause.
-			const pauseMs = Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS);
+			const pauseMs = pauseFor(report, FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS);
 			const activeMs = Math.max(1, now - since);
 			// Refused within a pause of the first request: a window's admissions leave it (a bucket refills)
 			// counted from when sending began, so the pause is too. What was admitted came back by then, at
@@ -491,7 +544,7 @@ export class RateController {
 			// The registry did not hold the burst (a window, not a bucket): keep the pace, burst no more,
 			// and let the burst leave the registry's window before sending on.
 			this.creditCap = 1;
-			this.pauseUntil(Math.max(now, this.burstStartedAt + Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS)));
+			this.pauseUntil(Math.max(now + MIN_WAIT_MS, this.burstStartedAt + pauseFor(report, FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS)));
 		} else {
 			// Waves close together are one spell of congestion: what was admitted since it began tells the limit.
 			if (now - this.lastCongestionAt > CONGESTION_SPELL_MS) this.congestionSince = now;
@@ -504,7 +557,7 @@ export class RateController {
 			this.rate = Math.max(0.1, Math.min(0.95 * this.rate, this.ceiling));
 			this.creditCap = Math.max(1, Math.min(this.creditCap, this.rate / 10));
 			if (this.recentEvents.length >= STORM_EVENTS) {
-				const pauseMs = Math.min(STORM_PAUSE_MAX_MS, report.retryAfterMs ?? 1000, 1000 * 2 ** this.stormLevel);
+				const pauseMs = pauseFor(report, 1000, Math.min(STORM_PAUSE_MAX_MS, 1000 * 2 ** this.stormLevel));
 				this.stormLevel += 1;
 				this.pauseUntil(now + pauseMs);
 			}
@@ -568,7 +621,7 @@ export class RateController {
 		this.remainingAt = now;
 		this.remainingSentAt = report.sentAt;
 		this.startedSinceRemaining = this.inFlight;
-		this.pauseUntil(now + Math.min(FIRST_PAUSE_MAX_MS, Math.max(MIN_WAIT_MS, report.retryAfterMs ?? report.resetMs ?? FIRST_PAUSE_MAX_MS)));
+		this.pauseUntil(now + pauseFor(report, report.resetMs ?? FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS));
 		return true;
 	}
 
@@ -586,6 +639,7 @@ export class RateController {
 		// count is older news, and of requests that left together the lowest count is the latest.
 		const older = sentAt < this.remainingSentAt || (sentAt === this.remainingSentAt && remaining >= this.remaining!);
 		if (this.remainingIsFresh(now) && older) return;
+		if (this.remaining !== undefined && remaining < this.remaining) this.budgetEnforced = true;
 		this.remaining = remaining;
 		this.remainingAt = now;
 		this.remainingSentAt = sentAt;
@@ -740,6 +794,14 @@ class WindowBudget {
 		// Unknown until the first request's answer tells it: that request goes alone.
 		this.budget = undefined;
 	}
+}
+
+/**
+ * How long everybody pauses at a 429: its Retry-After, or `fallbackMs` where it gives none, at most
+ * `capMs`, and never less than MIN_WAIT_MS whatever Retry-After says (a pause of 0 is a retry storm).
+ */
+function pauseFor(report: RequestReport, fallbackMs: number, capMs: number): number {
+	return Math.max(MIN_WAIT_MS, Math.min(capMs, report.retryAfterMs ?? fallbackMs));
 }
 
 /** Where a refusal in a window gives no reset: Retry-After, or a second. */

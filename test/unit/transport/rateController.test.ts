@@ -298,3 +298,39 @@ describe('rate controller', () => {
 		expect(await waiting).toEqual({ kind: 'cancelled' });
 	});
 });
+
+describe('rate controller: what the registry says is checked (issue 20)', () => {
+	it.each([0, -5_000])('a 429 whose Retry-After is %i ms (0, or a date in the past) pauses as long as one that says nothing', async (retryAfterMs) => {
+		const pauseAfter = async (refusal: Omit<RequestReport, 'sentAt' | 'status'>) => {
+			const { tenant } = controllerWith({ maxConcurrency: 50 });
+			await burst(tenant, 30, 29, refusal, 700);
+			const refusedAt = clock.now();
+			const sent = starts(tenant, 1);
+			await clock.advance(5_000);
+			return sent.at[0] - refusedAt;
+		};
+		const unsaid = await pauseAfter({});
+		expect(await pauseAfter({ retryAfterMs })).toBe(unsaid);
+	});
+
+	it('a storm pauses at least a moment whatever Retry-After says', async () => {
+		const { tenant } = controllerWith({ maxConcurrency: 50 });
+		await burst(tenant, 30, 29, { retryAfterMs: 100 }, 500);
+		await clock.advance(150);
+		for (let wave = 0; wave < 4; wave++) await answer(tenant, { status: 429, retryAfterMs: 0 });
+		const lastWave = clock.now();
+		const sent = starts(tenant, 1);
+		await clock.advance(5_000);
+		expect(sent.at[0] - lastWave).toBeGreaterThanOrEqual(100);
+	});
+
+	it('a first request that ends without an answer (a timeout) lets the others go: the token exchange has happened or failed', async () => {
+		const { tenant } = controllerWith({ maxConcurrency: 3, firstRequestAlone: true });
+		const sent = starts(tenant, 5);
+		await clock.advance(30_000);
+		expect(sent.at).toHaveLength(1);
+		tenant.release({ sentAt: sent.at[0] });
+		await clock.advance(0);
+		expect(sent.at).toHaveLength(4);
+	});
+});
