@@ -1,6 +1,7 @@
 import type { LookupKey } from '../../nodes/shared/model/lookupKey';
 import { runBatch, type BatchSettings, type LookupOutcome } from '../../nodes/shared/transport/batchRunner';
 import type { RegistryRequest } from '../../nodes/shared/transport/registryRequest';
+import { seededRandom } from './random';
 import type { VirtualClock } from './virtualClock';
 
 /** The node's defaults (descriptions.ts / lookupPipeline.ts) for what the batch runner takes. */
@@ -15,21 +16,27 @@ export interface SheetResult {
 	outcomes: LookupOutcome[];
 }
 
-/** `rows` distinct lookups through the real batch runner, as one execution of one process, on `clock`. */
+/** `rows` distinct lookups through the real batch runner, as one execution of one process, on `clock`; retry jitter from `random`. */
 export async function runSheet(
 	clock: VirtualClock,
 	request: RegistryRequest,
 	rows: number,
-	{ process = 'p0', tokenWasStored = true, settings = {} }: { process?: string; tokenWasStored?: boolean; settings?: Partial<BatchSettings> } = {},
+	{
+		process = 'p0',
+		execution = 0,
+		tokenWasStored = true,
+		settings = {},
+		random = seededRandom(7),
+	}: { process?: string; execution?: number; tokenWasStored?: boolean; settings?: Partial<BatchSettings>; random?: () => number } = {},
 ): Promise<SheetResult> {
 	const startedAt = clock.now();
-	const key = (index: number): LookupKey => ({ countryCode: 'de', companyId: `${process}-${index}` });
+	const key = (index: number): LookupKey => ({ countryCode: 'de', companyId: `${process}-${execution}-${index}` });
 	const outcomes = (await runBatch(
 		rows,
 		key,
 		// One controller per process: a process is its own registryKey here.
 		{ registryKey: `sim ${process}`, ...NODE_DEFAULTS, ...settings },
-		{ request, tokenWasStored, clock, grantedScopes: async () => undefined, reloadCredential: async () => {} },
+		{ request, tokenWasStored, clock, random, grantedScopes: async () => undefined, reloadCredential: async () => {} },
 		{ stopAtFirstFailure: false },
 	)) as LookupOutcome[];
 	return {

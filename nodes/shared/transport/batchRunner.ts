@@ -39,6 +39,8 @@ export interface BatchContext {
 	reloadCredential: () => Promise<void>;
 	/** Where time comes from: the real clock unless a test or the simulation runs on a virtual one. */
 	clock?: Clock;
+	/** The jitter of retry delays: Math.random unless the simulation draws it from a seed. */
+	random?: () => number;
 }
 
 /** Lookups a worker pool holds in hand per allowed request in flight. */
@@ -230,7 +232,7 @@ class LookupSession {
 				rateLimitedSince ??= this.clock.now();
 				rateLimited += 1;
 				const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'), this.clock.now());
-				const delay = rateLimitDelayMs(retryAfterMs, rateLimited);
+				const delay = rateLimitDelayMs(retryAfterMs, rateLimited, this.context.random);
 				const waitedMs = this.clock.now() - rateLimitedSince;
 				// Real time counts: the wait, and the time spent queueing and asking.
 				if (rateLimited >= MAX_RATE_LIMITED_TRIES || waitedMs + delay > this.settings.maxRateLimitWaitMs) {
@@ -264,7 +266,7 @@ class LookupSession {
 		if (attempt >= this.settings.maxAttempts) return undefined;
 		if (retryAfterMs !== undefined && retryAfterMs > this.settings.maxRateLimitWaitMs) return undefined;
 		if (!this.budget.take(failure.kind === 'no-response' && failure.reason === 'timeout')) return undefined;
-		return Math.max(retryAfterMs ?? 0, backoffMs(attempt));
+		return Math.max(retryAfterMs ?? 0, backoffMs(attempt, this.context.random));
 	}
 
 	/** Sends again with the 401 left to n8n, which renews the token and repeats the request once. */
