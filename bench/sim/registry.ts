@@ -37,7 +37,7 @@ export interface RegistrySpec {
 	 */
 	longQuota?: { limit: number; windowMs: number };
 	latencyMs: number;
-	/** Each answer takes latency ± up to this. */
+	/** Each answer takes latency plus up to this. */
 	jitterMs: number;
 	/** Share of requests that meet a transient fault (a 503 or a dropped connection). */
 	faultShare: number;
@@ -51,6 +51,9 @@ export interface RegistryCounters {
 	admitted: number;
 	faults: number;
 }
+
+/** Loopback: a request reaches the registry, and a refusal comes back, within a millisecond. */
+const ARRIVAL_MS = 0.5;
 
 const RECORD = { isRegistered: false, officialName: 'N/A', status: 'N/A', registrationDate: 'N/A' };
 
@@ -77,11 +80,13 @@ export class SimulatedRegistry {
 			await clock.sleep(spec.silent.timeoutMs);
 			return { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' };
 		}
-		const oneWay = Math.max(1, spec.latencyMs + (this.random() * 2 - 1) * spec.jitterMs) / 2;
-		await clock.sleep(oneWay);
+		// As the sandbox does (and the real bench measures): the limiter decides when the request arrives,
+		// a refusal comes back at once, an answer after the registry's latency and jitter.
+		await clock.sleep(ARRIVAL_MS);
 		this.counters.requests += 1;
 		const answer = this.answer();
-		await clock.sleep(oneWay);
+		const refused = answer.kind === 'response' && answer.status === 429;
+		await clock.sleep(refused ? ARRIVAL_MS : Math.max(ARRIVAL_MS, spec.latencyMs + this.random() * spec.jitterMs));
 		return answer;
 	};
 

@@ -308,8 +308,8 @@ function report(sentAt: number, answer: RegistryAnswer, now: number) {
 	return {
 		sentAt,
 		status: answer.status,
-		// On a 429 the remaining count is 0 by definition; only ordinary answers tell the budget.
-		remaining: answer.status === 429 ? undefined : rateLimitHeader(answer.headers, 'remaining'),
+		// On a 429 too: 0 says the count is the limit that refused; plenty left says it is another quota's.
+		remaining: rateLimitHeader(answer.headers, 'remaining'),
 		retryAfterMs: answer.status === 429 ? parseRetryAfter(header(answer.headers, 'retry-after'), now) : undefined,
 		resetMs: resetMs(rateLimitHeader(answer.headers, 'reset'), sentAt),
 	};

@@ -157,6 +157,8 @@ const REFILL_WINDOW_MS = 3_000;
  * count's: more than the few requests other clients of a shared limit spend within one round trip.
  */
 const QUOTA_LEFT_AT_429 = 10;
+/** Admissions of requests sent when the count said "spent" that refute a count never above 1 (a constant). */
+const ADMITTED_WHILE_SPENT = 2;
 /** A remaining budget older than this no longer describes the registry. */
 const REMAINING_TTL_MS = 5_000;
 /** A controller nobody used for this long starts afresh (the limit may have changed). */
@@ -221,10 +223,18 @@ export class RateController {
 	private lastCongestionAt = Number.NEGATIVE_INFINITY;
 
 	/**
-	 * The registry's count is a budget it enforces: it fell as requests were admitted, or a 429 came when
-	 * it said the budget was spent. A count that never moves (a constant 0) is not.
+	 * The registry's count (X-RateLimit-Remaining) is taken for the budget it enforces until the registry
+	 * shows otherwise: a count that never rose above 1 while requests sent when it said "spent" were
+	 * admitted is refuted (a constant 0 or 1), unless a 429 came when it said spent (confirmed for good:
+	 * a bucket of one looks like a constant 0 until it refuses).
 	 */
-	private budgetEnforced = false;
+	private countConfirmed = false;
+	private countRefuted = false;
+	/** The highest count seen. */
+	private countPeak = 0;
+	/** Requests sent while the count said the budget was (nearly) spent, and how many of them were admitted. */
+	private readonly sentWhileSpent = new Set<number>();
+	private admittedWhileSpent = 0;
 	/**
 	 * A 429 came while the registry's count said plenty was left: the count is a longer quota's (5,000 an
 	 * hour) and its reset says when that quota refills, not how long this 429 lasts. The 429s teach the
@@ -378,6 +388,8 @@ export class RateController {
 		// The pace is measured from when requests began to go together: a first request that went alone
 		// (to fetch the token) and was answered before the second left does not count as time admitted.
 		if (this.firstSentAt === undefined || (this.stats.requests === 2 && this.lastAnswerAt >= this.firstSentAt)) this.firstSentAt = now;
+		const budgetLeft = this.budgetLeft(now);
+		if (budgetLeft !== undefined && budgetLeft < 2 && !this.countConfirmed) this.sentWhileSpent.add(now);
 		this.startedSinceRemaining += 1;
 		this.lastStartAt = now;
 		this.window?.started(now);
@@ -419,7 +431,7 @@ export class RateController {
 		// registry does not enforce (a constant 0, a quota's) must not slow anybody down.
 		const budgetLeft = this.budgetLeft(now);
 		if (budgetLeft !== undefined && budgetLeft >= 2) return 0;
-		if (budgetLeft !== undefined && this.budgetEnforced) {
+		if (budgetLeft !== undefined) {
 			if (this.refillIntervalMs > 0) return this.lastStartAt + this.refillIntervalMs;
 			return budgetLeft <= 0 && this.inFlight > 0 ? undefined : 0;
 		}
@@ -435,7 +447,7 @@ export class RateController {
 	 * undefined where it said nothing lately, or where its count turned out to describe another quota.
 	 */
 	private budgetLeft(now: number): number | undefined {
-		if (!this.remainingIsFresh(now) || this.countIsQuota) return undefined;
+		if (!this.remainingIsFresh(now) || this.countIsQuota || this.countRefuted) return undefined;
 		return this.remaining! - this.startedSinceRemaining;
 	}
 
@@ -478,6 +490,8 @@ export class RateController {
 		this.admitted.push({ at: now, sentAt: report.sentAt });
 		while (now - this.admitted[0].at > ADMITTED_SPAN_MAX_MS) this.admitted.shift();
 		this.latencyMs += (now - report.sentAt - this.latencyMs) * 0.1;
+		if (this.sentWhileSpent.delete(report.sentAt)) this.admittedWhileSpent += 1;
+		if (!this.countConfirmed && this.countPeak <= 1 && this.admittedWhileSpent >= ADMITTED_WHILE_SPENT) this.countRefuted = true;
 		if (report.remaining !== undefined) this.recordRemaining(now, report.sentAt, report.remaining);
 		if (this.rate === undefined) return;
 		if (this.ceiling !== undefined && this.rate < 0.97 * this.ceiling) {
@@ -495,14 +509,14 @@ export class RateController {
 	private onRateLimited(now: number, report: RequestReport): void {
 		if (this.window) return;
 		// Headers are evidence, checked against what the registry does: refused with plenty left, the
-		// count is not the limit that refused; refused at the end of it, it is.
-		if (this.remainingIsFresh(now)) {
-			const left = this.remaining! - this.startedSinceRemaining;
-			if (left >= QUOTA_LEFT_AT_429) this.countIsQuota = true;
-			else if (left <= 0) {
-				this.countIsQuota = false;
-				this.budgetEnforced = true;
-			}
+		// count is not the limit that refused; refused at the end of it, it is. The count on the 429 itself,
+		// where it has one, is the registry's own word on which budget refused.
+		const left = report.remaining ?? (this.remainingIsFresh(now) ? this.remaining! - this.startedSinceRemaining : undefined);
+		if (left !== undefined && left >= QUOTA_LEFT_AT_429) this.countIsQuota = true;
+		else if (left !== undefined && left <= 0) {
+			this.countIsQuota = false;
+			this.countConfirmed = true;
+			this.countRefuted = false;
 		}
 		if (this.budgetLeft(now) !== undefined && (this.budgetRefused(now, report) || this.budgetSpent(now, report))) return;
 		// A request sent before the last event met the same congestion: one wave, one decrease.
@@ -639,7 +653,7 @@ export class RateController {
 		// count is older news, and of requests that left together the lowest count is the latest.
 		const older = sentAt < this.remainingSentAt || (sentAt === this.remainingSentAt && remaining >= this.remaining!);
 		if (this.remainingIsFresh(now) && older) return;
-		if (this.remaining !== undefined && remaining < this.remaining) this.budgetEnforced = true;
+		this.countPeak = Math.max(this.countPeak, remaining);
 		this.remaining = remaining;
 		this.remainingAt = now;
 		this.remainingSentAt = sentAt;

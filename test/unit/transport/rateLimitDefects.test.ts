@@ -39,8 +39,10 @@ describe('rate limits the controller once misread (issue 20)', () => {
 		const sim = registry({ limiter: { ...limiter }, longQuota: { limit: 5_000, windowMs: 50 * 60_000 } });
 		const sheet = await clock.run(runSheet(clock, sim.request, 200));
 		expect(count(sheet.rows, 'record')).toBe(200);
-		// The floor: 20 at once, then 20 a second (about 9 s).
-		expect(sheet.ms).toBeLessThan(9_000 * 1.2);
+		// The quota's headers cost nothing over a registry that tells no limit at all (started as aligned to its windows).
+		await clock.advance(60_000 - (clock.now() % 60_000));
+		const silent = await clock.run(runSheet(clock, registry({ limiter: { ...limiter }, headers: 'none' }).request, 200, { process: 'silent' }));
+		expect(sheet.ms).toBeLessThanOrEqual(silent.ms * 1.02);
 		await clock.advance(3_000);
 		const next = await clock.run(runSheet(clock, sim.request, 100, { process: 'p0' }));
 		expect(count(next.rows, 'record')).toBe(100);
@@ -75,5 +77,21 @@ describe('rate limits the controller once misread (issue 20)', () => {
 		expect(count(odd.rows, 'record')).toBe(200);
 		// About 200 / 20 in flight = 10 round trips either way; a couple more while the header is found out.
 		expect(odd.ms).toBeLessThanOrEqual(plain.ms + 150);
+	});
+
+	// What the checks above must not cost: a count that is the real budget is still trusted from its first answer.
+	it("a slow bucket's count, told from the first (lone) request's answer on, starts no burst", async () => {
+		const sim = registry({ limiter: { family: 'token-bucket', ratePerSecond: 4, burst: 10 }, latencyMs: 45 });
+		const sheet = await clock.run(runSheet(clock, sim.request, 40, { tokenWasStored: false }));
+		expect(count(sheet.rows, 'record')).toBe(40);
+		expect(sim.counters.rateLimited).toBeLessThanOrEqual(4);
+	});
+
+	it("a spent daily quota's 429 (Remaining 0, Reset at midnight) fails the rows within a second or so", async () => {
+		const sim = registry({ limiter: { family: 'token-bucket', ratePerSecond: 100, burst: 1_000, dailyQuota: 5 } });
+		const sheet = await clock.run(runSheet(clock, sim.request, 30));
+		expect(count(sheet.rows, 'record')).toBe(5);
+		expect(count(sheet.rows, 'rate-limited')).toBe(25);
+		expect(sheet.ms).toBeLessThan(2_000);
 	});
 });
