@@ -6,7 +6,7 @@ import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer, type RegistryRequest } fro
 import { parseRetryAfter } from './retryAfter';
 import { backoffMs, CircuitBreaker, type BreakerGate, MAX_RATE_LIMITED_TRIES, rateLimitDelayMs, RetryBudget, TRANSIENT_STATUSES } from './retryPolicy';
 import { TokenRenewal } from './tokenRenewal';
-import { Waits } from './wait';
+import { realClock, Waits, type Clock } from './wait';
 
 export type LookupOutcome =
 	| { kind: 'record'; record: CompanyRecord }
@@ -37,6 +37,10 @@ export interface BatchContext {
 	 * fetched it, then sends with that token instead of fetching its own.
 	 */
 	reloadCredential: () => Promise<void>;
+	/** Where time comes from: the real clock unless a test or the simulation runs on a virtual one. */
+	clock?: Clock;
+	/** The jitter of retry delays: Math.random unless the simulation draws it from a seed. */
+	random?: () => number;
 }
 
 /** Lookups a worker pool holds in hand per allowed request in flight. */
@@ -100,7 +104,7 @@ export async function runBatch(
 class LookupSession {
 	private readonly tenant: Tenant;
 	private readonly renewal: TokenRenewal;
-	private readonly breaker = new CircuitBreaker();
+	private readonly breaker: CircuitBreaker;
 	private readonly budget = new RetryBudget();
 	/** Set when the credential failed: every later lookup fails the same way, without a request. */
 	private credentialFailure: LookupFailure | undefined;
@@ -110,6 +114,7 @@ class LookupSession {
 	private readonly waits: Waits;
 	/** The credential read again before this execution's first request (see BatchContext). */
 	private reloaded: Promise<void> | undefined;
+	private readonly clock: Clock;
 
 	constructor(
 		private readonly settings: BatchSettings,
@@ -117,9 +122,11 @@ class LookupSession {
 		private readonly signal: AbortSignal,
 		rowsNotTaken: () => number,
 	) {
-		this.tenant = RateController.for(settings.registryKey).join({ ...settings, firstRequestAlone: !context.tokenWasStored, rowsNotTaken });
+		this.clock = context.clock ?? realClock;
+		this.breaker = new CircuitBreaker(() => this.clock.now());
+		this.tenant = RateController.for(settings.registryKey, this.clock).join({ ...settings, firstRequestAlone: !context.tokenWasStored, rowsNotTaken });
 		this.renewal = new TokenRenewal(context.tokenWasStored);
-		this.waits = new Waits(signal);
+		this.waits = new Waits(signal, this.clock);
 		signal.addEventListener(
 			'abort',
 			() => {
@@ -159,8 +166,8 @@ class LookupSession {
 			}
 			if (permit.kind === 'paused') {
 				if (gate.kind === 'probe') this.breaker.record(false, true);
-				const waitedMs = rateLimitedSince === undefined ? 0 : Date.now() - rateLimitedSince;
-				return failed({ kind: 'rate-limited', waitedMs, retryAfterMs: permit.until - Date.now() });
+				const waitedMs = rateLimitedSince === undefined ? 0 : this.clock.now() - rateLimitedSince;
+				return failed({ kind: 'rate-limited', waitedMs, retryAfterMs: permit.until - this.clock.now() });
 			}
 			if (this.credentialFailure || this.signal.aborted) {
 				// Decided while this request queued: it is not sent.
@@ -177,7 +184,7 @@ class LookupSession {
 			if (!this.context.tokenWasStored) await (this.reloaded ??= this.context.reloadCredential());
 			const generation = this.renewal.current;
 			let answer = await this.context.request(key, 'answer');
-			this.tenant.release(report(permit.sentAt, answer));
+			this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
 
 			if (answer.kind === 'response' && TOKEN_REFUSAL_STATUSES.has(answer.status)) {
 				const decision = this.renewal.on401(generation);
@@ -224,11 +231,11 @@ class LookupSession {
 				return check.valid ? { kind: 'record', record: check.record } : failed({ kind: 'contract', problem: check.problem });
 			}
 			if (status === 429) {
-				rateLimitedSince ??= Date.now();
+				rateLimitedSince ??= this.clock.now();
 				rateLimited += 1;
-				const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
-				const delay = rateLimitDelayMs(retryAfterMs, rateLimited);
-				const waitedMs = Date.now() - rateLimitedSince;
+				const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'), this.clock.now());
+				const delay = rateLimitDelayMs(retryAfterMs, rateLimited, this.context.random);
+				const waitedMs = this.clock.now() - rateLimitedSince;
 				// Real time counts: the wait, and the time spent queueing and asking.
 				if (rateLimited >= MAX_RATE_LIMITED_TRIES || waitedMs + delay > this.settings.maxRateLimitWaitMs) {
 					return failed({ kind: 'rate-limited', waitedMs, retryAfterMs });
@@ -241,7 +248,7 @@ class LookupSession {
 			}
 			if (TRANSIENT_STATUSES.has(status)) {
 				const failure: LookupFailure = { kind: 'http', status, statusMessage: answer.statusMessage, body, attempts: attempt };
-				const delay = this.retryDelay(failure, attempt, status === 503 ? parseRetryAfter(header(headers, 'retry-after')) : undefined);
+				const delay = this.retryDelay(failure, attempt, status === 503 ? parseRetryAfter(header(headers, 'retry-after'), this.clock.now()) : undefined);
 				if (delay === undefined) return failed(failure);
 				if (!(await this.wait(delay))) return { kind: 'cancelled' };
 				attempt += probeSpent(gate);
@@ -261,7 +268,7 @@ class LookupSession {
 		if (attempt >= this.settings.maxAttempts) return undefined;
 		if (retryAfterMs !== undefined && retryAfterMs > this.settings.maxRateLimitWaitMs) return undefined;
 		if (!this.budget.take(failure.kind === 'no-response' && failure.reason === 'timeout')) return undefined;
-		return Math.max(retryAfterMs ?? 0, backoffMs(attempt));
+		return Math.max(retryAfterMs ?? 0, backoffMs(attempt, this.context.random));
 	}
 
 	/** Sends again with the 401 left to n8n, which renews the token and repeats the request once. */
@@ -271,7 +278,7 @@ class LookupSession {
 			const permit = await this.tenant.acquire();
 			if (permit.kind !== 'go') return { kind: 'cancelled' };
 			answer = await this.context.request(key, 'renew');
-			this.tenant.release(report(permit.sentAt, answer));
+			this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
 			return answer;
 		} finally {
 			// Only an answer proves a new token is in use; a renewal that got none changes nothing.
@@ -302,14 +309,14 @@ function isTransient(answer: RegistryAnswer): boolean {
 	return answer.kind === 'no-response' || (answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status));
 }
 
-function report(sentAt: number, answer: RegistryAnswer) {
+function report(sentAt: number, answer: RegistryAnswer, now: number) {
 	if (answer.kind !== 'response') return { sentAt };
 	return {
 		sentAt,
 		status: answer.status,
-		// On a 429 the remaining count is 0 by definition; only ordinary answers tell the budget.
-		remaining: answer.status === 429 ? undefined : rateLimitHeader(answer.headers, 'remaining'),
-		retryAfterMs: answer.status === 429 ? parseRetryAfter(header(answer.headers, 'retry-after')) : undefined,
+		// On a 429 too: 0 says the count is the limit that refused; plenty left says it is another quota's.
+		remaining: rateLimitHeader(answer.headers, 'remaining'),
+		retryAfterMs: answer.status === 429 ? parseRetryAfter(header(answer.headers, 'retry-after'), now) : undefined,
 		resetMs: resetMs(rateLimitHeader(answer.headers, 'reset'), sentAt),
 	};
 }

@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS, wait } from './wait';
+import { MAX_TIMER_MS, realClock, type Clock } from './wait';
 
 /**
  * When may the next lookup start? One controller per registry and client id, shared by every
@@ -87,12 +87,14 @@ export class Tenant {
 	readonly queue: Waiter[] = [];
 	inFlight = 0;
 	nextStartAt = 0;
-	readonly joinedAt = Date.now();
+	readonly joinedAt: number;
 
 	constructor(
 		private readonly controller: RateController,
 		readonly settings: TenantSettings,
-	) {}
+	) {
+		this.joinedAt = controller.clock.now();
+	}
 
 	/**
 	 * Waits its turn. Resolves `paused` at once when everybody must wait past `notAfter` (the latest
@@ -135,7 +137,7 @@ const ADMITTED_SPAN_ANSWERS = 20;
 const CONGESTION_SPELL_MS = 1_000;
 /** The first request after a window's reset refused (the reset reckoned early): nobody sends this long, doubling in a row. */
 const EARLY_RESET_HOLD_MS = 25;
-/** The shortest wait for a window's reset, whatever the headers say. */
+/** The shortest pause, and the shortest wait for a window's reset, whatever the headers say. */
 const MIN_WAIT_MS = 100;
 /** After a refusal that suggests a window, how long until one request alone tells window from bucket. */
 const CONFIRM_AFTER_MS = 100;
@@ -150,6 +152,13 @@ const PROBE_GROWTH_PER_SECOND = 0.02;
 const END_OF_WORK_S = 2;
 /** The window over which the registry's refill rate is estimated from X-RateLimit-Remaining. */
 const REFILL_WINDOW_MS = 3_000;
+/**
+ * A 429 while the registry's count still leaves this many requests comes from another limit than the
+ * count's: more than the few requests other clients of a shared limit spend within one round trip.
+ */
+const QUOTA_LEFT_AT_429 = 10;
+/** Admissions of requests sent when the count said "spent" that refute a count never above 1 (a constant). */
+const ADMITTED_WHILE_SPENT = 2;
 /** A remaining budget older than this no longer describes the registry. */
 const REMAINING_TTL_MS = 5_000;
 /** A controller nobody used for this long starts afresh (the limit may have changed). */
@@ -165,10 +174,10 @@ export class RateController {
 	private static readonly shared = new Map<string, RateController>();
 
 	/** The controller of one registry and client id in this process. */
-	static for(key: string, now = Date.now()): RateController {
+	static for(key: string, clock: Clock = realClock): RateController {
 		const existing = RateController.shared.get(key);
-		if (existing && (existing.tenants.size > 0 || now - existing.idleSince < IDLE_RESET_MS)) return existing;
-		const controller = new RateController();
+		if (existing?.clock === clock && (existing.tenants.size > 0 || clock.now() - existing.idleSince < IDLE_RESET_MS)) return existing;
+		const controller = new RateController(clock);
 		RateController.shared.set(key, controller);
 		return controller;
 	}
@@ -180,9 +189,15 @@ export class RateController {
 
 	private readonly tenants = new Set<Tenant>();
 	private turn = 0;
-	private idleSince = Date.now();
-	/** When any request last got an answer: from then on, a token is stored in the credential. */
+	private idleSince: number;
+	/** When any request last got an answer. */
 	private lastAnswerAt = 0;
+	/**
+	 * When any request's try last ended, answered or not: by then the credential's token exchange has
+	 * happened (a token is stored) or failed (its lookup says so). A registry that never answers must
+	 * not keep everybody else behind the first request.
+	 */
+	private lastTryEndedAt = Number.NEGATIVE_INFINITY;
 	private inFlight = 0;
 	private pausedUntil = 0;
 	private pausedSince = 0;
@@ -207,6 +222,26 @@ export class RateController {
 	private congestionSince = 0;
 	private lastCongestionAt = Number.NEGATIVE_INFINITY;
 
+	/**
+	 * The registry's count (X-RateLimit-Remaining) is taken for the budget it enforces until the registry
+	 * shows otherwise: a count that never rose above 1 while requests sent when it said "spent" were
+	 * admitted is refuted (a constant 0 or 1), unless a 429 came when it said spent (confirmed for good:
+	 * a bucket of one looks like a constant 0 until it refuses).
+	 */
+	private countConfirmed = false;
+	private countRefuted = false;
+	/** The highest count seen. */
+	private countPeak = 0;
+	/** Requests sent while the count said the budget was (nearly) spent, and how many of them were admitted. */
+	private readonly sentWhileSpent = new Set<number>();
+	private admittedWhileSpent = 0;
+	/**
+	 * A 429 came while the registry's count said plenty was left: the count is a longer quota's (5,000 an
+	 * hour) and its reset says when that quota refills, not how long this 429 lasts. The 429s teach the
+	 * limit that refuses; the count matters again only once it says the quota is spent.
+	 */
+	private countIsQuota = false;
+
 	/** Learned from X-RateLimit-Remaining on ordinary answers. */
 	private answered = 0;
 	private remaining: number | undefined;
@@ -230,6 +265,11 @@ export class RateController {
 	/** What the controller did, for tests and the benchmark. */
 	readonly stats = { requests: 0, events: 0, pauses: 0 };
 
+	/** Time only through `clock`: real in n8n, virtual in the unit tests and bench:sim. */
+	constructor(readonly clock: Clock = realClock) {
+		this.idleSince = clock.now();
+	}
+
 	join(settings: TenantSettings): Tenant {
 		const tenant = new Tenant(this, settings);
 		this.tenants.add(tenant);
@@ -239,7 +279,7 @@ export class RateController {
 	leave(tenant: Tenant): void {
 		tenant.cancelWaiting();
 		this.tenants.delete(tenant);
-		if (this.tenants.size === 0) this.idleSince = Date.now();
+		if (this.tenants.size === 0) this.idleSince = this.clock.now();
 		this.pump();
 	}
 
@@ -262,11 +302,19 @@ export class RateController {
 		});
 	}
 
-	release(tenant: Tenant, report: RequestReport): void {
-		const now = Date.now();
+	release(tenant: Tenant, told: RequestReport): void {
+		const now = this.clock.now();
+		// "Retry-After: 0" or a date in the past (a registry clock behind) says nothing of how long the
+		// limit lasts: read as no Retry-After, never as "at once". A count below zero is no count.
+		const report: RequestReport = {
+			...told,
+			retryAfterMs: told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined,
+			remaining: told.remaining !== undefined && told.remaining >= 0 ? told.remaining : undefined,
+		};
 		tenant.inFlight -= 1;
 		this.inFlight -= 1;
-		if (report.status !== undefined) this.lastAnswerAt = Date.now();
+		this.lastTryEndedAt = now;
+		if (report.status !== undefined) this.lastAnswerAt = now;
 		if (this.window) {
 			this.window.answered(report, now);
 			if (this.window.refuted) {
@@ -281,7 +329,7 @@ export class RateController {
 
 	/** Starts what may start now, executions in turn; arranges to be called again when more may. */
 	private pump(): void {
-		const now = Date.now();
+		const now = this.clock.now();
 		const paced = this.nextPacedStart(now);
 		// Nothing may start before an answer tells more; that answer pumps again.
 		if (paced === undefined) return;
@@ -309,7 +357,7 @@ export class RateController {
 		const tenants = [...this.tenants];
 		// Executions that began without a token wait for one answer, whoever sends the request: several
 		// sheets started together fetch one token, not one each.
-		const tokenPending = (tenant: Tenant) => tenant.settings.firstRequestAlone === true && this.lastAnswerAt < tenant.joinedAt;
+		const tokenPending = (tenant: Tenant) => tenant.settings.firstRequestAlone === true && this.lastTryEndedAt < tenant.joinedAt;
 		const aloneInFlight = tenants.some((tenant) => tokenPending(tenant) && tenant.inFlight > 0);
 		for (let offset = 0; offset < tenants.length; offset++) {
 			const tenant = tenants[(this.turn + offset) % tenants.length];
@@ -340,6 +388,8 @@ export class RateController {
 		// The pace is measured from when requests began to go together: a first request that went alone
 		// (to fetch the token) and was answered before the second left does not count as time admitted.
 		if (this.firstSentAt === undefined || (this.stats.requests === 2 && this.lastAnswerAt >= this.firstSentAt)) this.firstSentAt = now;
+		const budgetLeft = this.budgetLeft(now);
+		if (budgetLeft !== undefined && budgetLeft < 2 && !this.countConfirmed) this.sentWhileSpent.add(now);
 		this.startedSinceRemaining += 1;
 		this.lastStartAt = now;
 		this.window?.started(now);
@@ -358,7 +408,7 @@ export class RateController {
 	}
 
 	private refuseImpatient(tenant: Tenant, until: number, windowReset: boolean): void {
-		const now = Date.now();
+		const now = this.clock.now();
 		// Waiting for a window's reset is waiting for the rate limit: not longer than the execution allows.
 		const windowLimit = windowReset ? now + (tenant.settings.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
 		for (let index = tenant.queue.length - 1; index >= 0; index--) {
@@ -376,10 +426,12 @@ export class RateController {
 	 */
 	private nextPacedStart(now: number): number | undefined {
 		if (this.window) return this.window.nextStart(now, this.inFlight);
-		if (this.remainingIsFresh(now)) {
-			const budgetLeft = this.remaining! - this.startedSinceRemaining;
-			// While the registry's budget lasts, spend it; pace at the refill rate once it is nearly gone.
-			if (budgetLeft >= 2) return 0;
+		// While the registry's budget lasts, spend it; pace at the refill rate once it is nearly gone, but
+		// only where a 429 at a spent budget showed the count is the limit that refuses: a count the
+		// registry does not enforce (a constant 0, a quota's) must not slow anybody down.
+		const budgetLeft = this.budgetLeft(now);
+		if (budgetLeft !== undefined && budgetLeft >= 2) return 0;
+		if (budgetLeft !== undefined) {
 			if (this.refillIntervalMs > 0) return this.lastStartAt + this.refillIntervalMs;
 			return budgetLeft <= 0 && this.inFlight > 0 ? undefined : 0;
 		}
@@ -389,6 +441,15 @@ export class RateController {
 		return now + ((1 - this.credit) * 1000) / this.rate;
 	}
 
+
+	/**
+	 * What the registry's own count (X-RateLimit-Remaining) says is left for requests not yet counted;
+	 * undefined where it said nothing lately, or where its count turned out to describe another quota.
+	 */
+	private budgetLeft(now: number): number | undefined {
+		if (!this.remainingIsFresh(now) || this.countIsQuota || this.countRefuted) return undefined;
+		return this.remaining! - this.startedSinceRemaining;
+	}
 
 	private remainingIsFresh(now: number): boolean {
 		return this.remaining !== undefined && now - this.remainingAt < REMAINING_TTL_MS;
@@ -414,7 +475,7 @@ export class RateController {
 	private wakeAt(time: number): void {
 		if (this.wakeArmedFor !== undefined && this.wakeArmedFor <= time) return;
 		this.wakeArmedFor = time;
-		void wait(Math.min(MAX_TIMER_MS, Math.max(0, time - Date.now()))).then(() => {
+		void this.clock.sleep(Math.min(MAX_TIMER_MS, Math.max(0, time - this.clock.now()))).then(() => {
 			if (this.wakeArmedFor === time) this.wakeArmedFor = undefined;
 			this.pump();
 		});
@@ -429,6 +490,8 @@ export class RateController {
 		this.admitted.push({ at: now, sentAt: report.sentAt });
 		while (now - this.admitted[0].at > ADMITTED_SPAN_MAX_MS) this.admitted.shift();
 		this.latencyMs += (now - report.sentAt - this.latencyMs) * 0.1;
+		if (this.sentWhileSpent.delete(report.sentAt)) this.admittedWhileSpent += 1;
+		if (!this.countConfirmed && this.countPeak <= 1 && this.admittedWhileSpent >= ADMITTED_WHILE_SPENT) this.countRefuted = true;
 		if (report.remaining !== undefined) this.recordRemaining(now, report.sentAt, report.remaining);
 		if (this.rate === undefined) return;
 		if (this.ceiling !== undefined && this.rate < 0.97 * this.ceiling) {
@@ -444,7 +507,18 @@ export class RateController {
 	}
 
 	private onRateLimited(now: number, report: RequestReport): void {
-		if (this.window || this.budgetRefused(now, report) || this.budgetSpent(now, report)) return;
+		if (this.window) return;
+		// Headers are evidence, checked against what the registry does: refused with plenty left, the
+		// count is not the limit that refused; refused at the end of it, it is. The count on the 429 itself,
+		// where it has one, is the registry's own word on which budget refused.
+		const left = report.remaining ?? (this.remainingIsFresh(now) ? this.remaining! - this.startedSinceRemaining : undefined);
+		if (left !== undefined && left >= QUOTA_LEFT_AT_429) this.countIsQuota = true;
+		else if (left !== undefined && left <= 0) {
+			this.countIsQuota = false;
+			this.countConfirmed = true;
+			this.countRefuted = false;
+		}
+		if (this.budgetLeft(now) !== undefined && (this.budgetRefused(now, report) || this.budgetSpent(now, report))) return;
 		// A request sent before the last event met the same congestion: one wave, one decrease.
 		if (this.lastEventAt !== undefined && report.sentAt <= this.lastEventAt) return;
 		this.stats.events += 1;
@@ -461,7 +535,7 @@ export class RateController {
 			// The first limit seen: pause briefly, then pace at what was admitted over the time including
 			// the pause, with the burst beyond that rate as credit. Too few answers say nothing of a rate
 			// (one company that always meets 429, a quota): then only pause.
-			const pauseMs = Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS);
+			const pauseMs = pauseFor(report, FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS);
 			const activeMs = Math.max(1, now - since);
 			// Refused within a pause of the first request: a window's admissions leave it (a bucket refills)
 			// counted from when sending began, so the pause is too. What was admitted came back by then, at
@@ -484,7 +558,7 @@ export class RateController {
 			// The registry did not hold the burst (a window, not a bucket): keep the pace, burst no more,
 			// and let the burst leave the registry's window before sending on.
 			this.creditCap = 1;
-			this.pauseUntil(Math.max(now, this.burstStartedAt + Math.min(FIRST_PAUSE_MAX_MS, report.retryAfterMs ?? FIRST_PAUSE_MAX_MS)));
+			this.pauseUntil(Math.max(now + MIN_WAIT_MS, this.burstStartedAt + pauseFor(report, FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS)));
 		} else {
 			// Waves close together are one spell of congestion: what was admitted since it began tells the limit.
 			if (now - this.lastCongestionAt > CONGESTION_SPELL_MS) this.congestionSince = now;
@@ -497,7 +571,7 @@ export class RateController {
 			this.rate = Math.max(0.1, Math.min(0.95 * this.rate, this.ceiling));
 			this.creditCap = Math.max(1, Math.min(this.creditCap, this.rate / 10));
 			if (this.recentEvents.length >= STORM_EVENTS) {
-				const pauseMs = Math.min(STORM_PAUSE_MAX_MS, report.retryAfterMs ?? 1000, 1000 * 2 ** this.stormLevel);
+				const pauseMs = pauseFor(report, 1000, Math.min(STORM_PAUSE_MAX_MS, 1000 * 2 ** this.stormLevel));
 				this.stormLevel += 1;
 				this.pauseUntil(now + pauseMs);
 			}
@@ -561,14 +635,14 @@ export class RateController {
 		this.remainingAt = now;
 		this.remainingSentAt = report.sentAt;
 		this.startedSinceRemaining = this.inFlight;
-		this.pauseUntil(now + Math.min(FIRST_PAUSE_MAX_MS, Math.max(MIN_WAIT_MS, report.retryAfterMs ?? report.resetMs ?? FIRST_PAUSE_MAX_MS)));
+		this.pauseUntil(now + pauseFor(report, report.resetMs ?? FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS));
 		return true;
 	}
 
 	private pauseUntil(time: number): void {
 		if (time <= this.pausedUntil) return;
 		this.stats.pauses += 1;
-		const now = Date.now();
+		const now = this.clock.now();
 		if (this.pausedUntil < now) this.pausedSince = now;
 		this.pausedUntil = time;
 	}
@@ -579,6 +653,7 @@ export class RateController {
 		// count is older news, and of requests that left together the lowest count is the latest.
 		const older = sentAt < this.remainingSentAt || (sentAt === this.remainingSentAt && remaining >= this.remaining!);
 		if (this.remainingIsFresh(now) && older) return;
+		this.countPeak = Math.max(this.countPeak, remaining);
 		this.remaining = remaining;
 		this.remainingAt = now;
 		this.remainingSentAt = sentAt;
@@ -733,6 +808,14 @@ class WindowBudget {
 		// Unknown until the first request's answer tells it: that request goes alone.
 		this.budget = undefined;
 	}
+}
+
+/**
+ * How long everybody pauses at a 429: its Retry-After, or `fallbackMs` where it gives none, at most
+ * `capMs`, and never less than MIN_WAIT_MS whatever Retry-After says (a pause of 0 is a retry storm).
+ */
+function pauseFor(report: RequestReport, fallbackMs: number, capMs: number): number {
+	return Math.max(MIN_WAIT_MS, Math.min(capMs, report.retryAfterMs ?? fallbackMs));
 }
 
 /** Where a refusal in a window gives no reset: Retry-After, or a second. */

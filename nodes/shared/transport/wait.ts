@@ -20,13 +20,29 @@ export async function wait(ms: number, signal?: AbortSignal): Promise<boolean> {
 }
 
 /**
+ * Where time comes from: the real clock in n8n, a virtual one in the unit tests and the simulation
+ * (bench:sim), so that what waits for the rate limit can be run over hours of registry time in a moment.
+ */
+export interface Clock {
+	now(): number;
+	/** Resolves true when the whole time passed, false when `signal` aborted first. Never throws. */
+	sleep(ms: number, signal?: AbortSignal): Promise<boolean>;
+}
+
+/** The real clock: Date.now, and n8n's sleep through `wait`. */
+export const realClock: Clock = { now: () => Date.now(), sleep: wait };
+
+/**
  * Waits that all end when one signal aborts, with one listener on that signal however many wait at
  * once (a listener per wait would pile up on a sheet's signal).
  */
 export class Waits {
 	private readonly pending = new Set<AbortController>();
 
-	constructor(private readonly signal: AbortSignal) {
+	constructor(
+		private readonly signal: AbortSignal,
+		private readonly clock: Clock = realClock,
+	) {
 		signal.addEventListener('abort', () => {
 			for (const controller of this.pending) controller.abort();
 		});
@@ -37,7 +53,7 @@ export class Waits {
 		const controller = new AbortController();
 		this.pending.add(controller);
 		try {
-			return await wait(ms, controller.signal);
+			return await this.clock.sleep(ms, controller.signal);
 		} finally {
 			this.pending.delete(controller);
 		}

@@ -1,0 +1,119 @@
+import type { LimiterFamily, RateLimitSettings } from '../../sandbox/limiters';
+import { seededRandom } from './random';
+import type { HeaderDialect, HeadersOn, Nonsense, RegistrySpec, RetryAfterDialect } from './registry';
+
+/** One limiter configuration of bench:sim: a registry, and who shares its limit. */
+export interface Scenario {
+	name: string;
+	registry: RegistrySpec;
+	/** Queue-mode workers sharing the limit, each with its own controller (1: one n8n process). */
+	processes: number;
+	/** Executions at once in each process, sharing its controller. */
+	executions: number;
+	/** Distinct rows of each execution. */
+	rows: number;
+	/** The credential holds no token: each execution's first request goes alone. */
+	noToken: boolean;
+	/** A daily quota already spent: every row fails within a second with the quota message. */
+	spentQuota: boolean;
+}
+
+type Pick = <T>(choices: readonly T[]) => T;
+
+const between = (random: () => number, low: number, high: number) => low + random() * (high - low);
+/** Spread evenly on a log scale: rates of 1 and of 500 a second are both common. */
+const logBetween = (random: () => number, low: number, high: number) => Math.exp(between(random, Math.log(low), Math.log(high)));
+
+/**
+ * `count` configurations drawn from `seed` (issue 20's catalogue): the three limiter families, with
+ * rate-limit headers in every dialect (X-RateLimit-*, the older RateLimit-*, the IETF RateLimit-Policy /
+ * RateLimit structured fields), on every answer, only on 429s or never; Retry-After in seconds, as an
+ * HTTP date, 0, in the past or absent; a long quota over a short limit; a spent daily quota; nonsense
+ * headers; 1-3 executions and 1-4 processes; rates 1-500/s, bursts 1 to the rate, windows 1 s-15 min,
+ * latency 5-500 ms with jitter, 0-5% transient faults.
+ */
+export function drawScenarios(seed: number, count: number): Scenario[] {
+	const random = seededRandom(seed);
+	const pick: Pick = (choices) => choices[Math.floor(random() * choices.length)];
+	const scenarios: Scenario[] = [];
+	for (let index = 0; index < count; index++) {
+		const family = pick<LimiterFamily>(['token-bucket', 'fixed-window', 'sliding-window']);
+		const rate = Math.max(1, Math.round(logBetween(random, 1, 500)));
+		const limiter: RateLimitSettings = { family, ratePerSecond: rate, burst: Math.max(1, Math.round(logBetween(random, 1, rate))) };
+		if (family !== 'token-bucket') {
+			// Mostly per-second windows; some per minute or a quarter hour, with a budget per window to match.
+			const windowS = pick([1, 1, 1, 1, 2, 5, 10, 60, 900]);
+			limiter.windowMs = windowS * 1000;
+			limiter.limit = Math.max(1, Math.round((rate * windowS) / pick([1, 1, 2, 5])));
+		}
+		const headers = pick<HeaderDialect>(['x-ratelimit', 'x-ratelimit', 'ratelimit-draft', 'ietf-structured', 'none']);
+		const headersOn = pick<HeadersOn>(['always', 'always', '429-only']);
+		const retryAfter = pick<RetryAfterDialect>(['seconds', 'seconds', 'http-date', 'zero', 'past-date', 'none']);
+		const nonsense: Nonsense = random() < 0.75 ? 'none' : pick<Nonsense>(['remaining-0', 'remaining-1', 'remaining-negative', 'no-reset', 'reset-nan', 'reset-past', 'repeated']);
+		const longQuota = random() < 0.1 ? { limit: 5_000, windowMs: 50 * 60_000 } : undefined;
+		const spentQuota = random() < 0.04;
+		if (spentQuota) limiter.dailyQuota = 0;
+		const processes = random() < 0.75 ? 1 : pick([2, 3, 4]);
+		const executions = random() < 0.7 ? 1 : pick([2, 3]);
+		const latencyMs = Math.round(logBetween(random, 5, 500));
+		// Enough rows for the limit to matter: beyond the burst, 4 to 25 s of its rate, shared by everybody.
+		const sharers = processes * executions;
+		const perSecond = family === 'token-bucket' ? rate : limiter.limit! / (limiter.windowMs! / 1000);
+		const allowance = family === 'token-bucket' ? limiter.burst : limiter.limit!;
+		const rows = Math.max(20, Math.min(1_500, Math.round((allowance + perSecond * between(random, 4, 25)) / sharers)));
+		scenarios.push({
+			name: `s${index}`,
+			registry: {
+				limiter,
+				headers,
+				headersOn,
+				resetAs: pick(['seconds', 'seconds', 'unix'] as const),
+				retryAfter,
+				nonsense,
+				longQuota,
+				latencyMs,
+				jitterMs: Math.round(latencyMs * between(random, 0, 0.3)),
+				faultShare: random() < 0.6 ? 0 : between(random, 0, 0.05),
+			},
+			processes,
+			executions,
+			rows,
+			noToken: random() < 0.1,
+			spentQuota,
+		});
+	}
+	return scenarios;
+}
+
+/** A short description of a scenario, for its line. */
+export function describe(scenario: Scenario): string {
+	const { registry: spec } = scenario;
+	const { limiter } = spec;
+	const limit =
+		limiter.family === 'token-bucket' ? `bucket ${limiter.ratePerSecond}/s burst ${limiter.burst}` : `${limiter.family} ${limiter.limit}/${(limiter.windowMs ?? 1000) / 1000}s`;
+	const extras = [spec.longQuota ? 'long-quota' : '', scenario.spentQuota ? 'spent-daily-quota' : '', spec.nonsense !== 'none' ? spec.nonsense : '', scenario.noToken ? 'no-token' : ''].filter(Boolean);
+	return `${limit}; headers=${spec.headers}/${spec.headersOn}/${spec.resetAs}; retry-after=${spec.retryAfter}; ${scenario.processes}p x ${scenario.executions}e x ${scenario.rows} rows; latency=${spec.latencyMs}±${spec.jitterMs}ms; faults=${(spec.faultShare * 100).toFixed(1)}%${extras.length ? `; ${extras.join(' ')}` : ''}`;
+}
+
+/**
+ * The fastest any client could finish: every request admitted at the limit's own schedule (a bucket's
+ * burst then its rate; a window's budget at each window start, from where the run starts within it),
+ * and no faster than the concurrency allows, plus one round trip. Undefined for a spent quota.
+ */
+export function floorMs(scenario: Scenario, startedAt: number, maxConcurrency: number): number | undefined {
+	if (scenario.spentQuota) return undefined;
+	const { limiter, latencyMs } = scenario.registry;
+	const total = scenario.rows * scenario.processes * scenario.executions;
+	let lastAdmission: number;
+	if (limiter.family === 'token-bucket' || limiter.family === undefined) {
+		lastAdmission = total <= limiter.burst ? 0 : ((total - limiter.burst) * 1000) / limiter.ratePerSecond;
+	} else {
+		const windowMs = limiter.windowMs ?? 1000;
+		const windows = Math.ceil(total / (limiter.limit ?? limiter.ratePerSecond)) - 1;
+		const offset = limiter.family === 'fixed-window' ? startedAt % windowMs : 0;
+		lastAdmission = windows === 0 ? 0 : windows * windowMs - offset;
+	}
+	const concurrency = maxConcurrency * scenario.processes * scenario.executions;
+	const byConcurrency = (Math.ceil(total / concurrency) - 1) * latencyMs;
+	return Math.max(lastAdmission, byConcurrency) + latencyMs;
+}
