@@ -8,10 +8,17 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../shared/descriptions';
+import {
+	companyFields,
+	reportFirstSightingsOption,
+	requestOptions,
+	sortedOptions,
+} from '../shared/descriptions';
 import { inputErrorOf, lookUpRows, type RequestOptionValues } from '../shared/lookupPipeline';
 import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
-import { changeItemJson, detectChanges, keepOnly, loadWatchState, saveWatchState } from '../shared/model/watchState';
+import { detectChanges } from '../shared/watch/detector';
+import { StaticDataMemory } from '../shared/watch/memory';
+import { FIRST_SEEN, changeItemJson, watchKey } from '../shared/watch/snapshot';
 
 interface WatchlistEntry {
 	country?: unknown;
@@ -78,35 +85,53 @@ export class CompanyRegistryTrigger implements INodeType {
 		// A bad entry is a broken watch: the poll fails, naming the entry, until the list is mended.
 		const keys: LookupKey[] = entries.map((entry, index) => {
 			try {
-				return toLookupKey({ country: entry.country, companyId: entry.companyId, state: entry.state, language: options.language });
+				return toLookupKey({
+					country: entry.country,
+					companyId: entry.companyId,
+					state: entry.state,
+					language: options.language,
+				});
 			} catch (error) {
 				throw inputErrorOf(this, error, index, `Company ${index + 1} of the list: `);
 			}
 		});
-		if (keys.length === 0) throw new NodeOperationError(this.getNode(), 'Add at least one company to watch');
+		if (keys.length === 0)
+			throw new NodeOperationError(this.getNode(), 'Add at least one company to watch');
 
 		const manual = this.getMode() === 'manual';
 		// A test event needs only the first company.
 		const watched = manual ? keys.slice(0, 1) : keys;
-		const rows = await lookUpRows(this, { count: watched.length, keyAt: (index) => watched[index] }, options, { stopAtFirstFailure: false });
+		const rows = await lookUpRows(
+			this,
+			{ count: watched.length, keyAt: (index) => watched[index] },
+			options,
+			{ stopAtFirstFailure: false },
+		);
 		const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
 		const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
 		// A failed lookup is never a change: the company keeps its last known state.
-		for (const row of failures) this.logger.warn(`Company Registry Trigger: ${row.error.message}`, { company: row.itemIndex + 1 });
+		for (const row of failures)
+			this.logger.warn(`Company Registry Trigger: ${row.error.message}`, {
+				company: row.itemIndex + 1,
+			});
 		// Nothing could be checked at all: that is a broken trigger, not a quiet day.
 		if (looked.length === 0 && failures.length > 0) throw failures[0].error;
 
 		const now = new Date();
 		if (manual) {
 			const [first] = looked;
-			return [[{ json: changeItemJson({ ...first, change: { event: 'firstSeen', changedFields: [], changes: {} } }, now) as IDataObject }]];
+			return [[{ json: changeItemJson({ ...first, change: FIRST_SEEN }, now) as IDataObject }]];
 		}
-		const staticData = this.getWorkflowStaticData('node');
-		const state = loadWatchState(staticData, this.logger);
-		const found = detectChanges(state, looked, { now, reportFirstSightings: options.reportFirstSightings === true });
 		// The list is the whole watch: companies taken off it are forgotten at once.
-		keepOnly(state, keys);
-		saveWatchState(staticData, state);
+		const listed = new Set(keys.map(watchKey));
+		const memory = new StaticDataMemory(this.getWorkflowStaticData('node'), this.logger, (id) =>
+			listed.has(id),
+		);
+		const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
+		const found = await detectChanges(memory, looked, unchecked, {
+			now,
+			reportFirstSightings: options.reportFirstSightings === true,
+		});
 		if (found.length === 0) return null;
 		return [found.map((change) => ({ json: changeItemJson(change, now) as IDataObject }))];
 	}

@@ -298,7 +298,7 @@ describe('Company Registry › Watch for Changes', () => {
 	});
 
 	it('keeps the state of a 50,000-company list small (the cost the README gives)', async () => {
-		const { snapshotOf, watchKey } = await import('../../nodes/shared/model/watchState');
+		const { snapshotOf, watchKey } = await import('../../nodes/shared/watch/snapshot');
 		const companies: Record<string, unknown> = {};
 		for (let index = 0; index < 50_000; index++) {
 			const key = { countryCode: 'gb', companyId: String(10_000_000 + index) };
