@@ -3,6 +3,7 @@ import {
 	NodeOperationError,
 	type IDataObject,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodeType,
 	type INodeTypeDescription,
 	type IPollFunctions,
@@ -17,6 +18,8 @@ import {
 import { inputErrorOf, lookUpRows, type RequestOptionValues } from '../shared/lookupPipeline';
 import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
 import { detectChanges } from '../shared/watch/detector';
+import { watchClock } from '../shared/watch/clock';
+import { checkFailedItemJson, failedChecksToReport } from '../shared/watch/failedChecks';
 import { StaticDataMemory } from '../shared/watch/memory';
 import { FIRST_SEEN, changeItemJson, watchKey } from '../shared/watch/snapshot';
 
@@ -28,7 +31,18 @@ interface WatchlistEntry {
 
 interface TriggerOptions extends RequestOptionValues {
 	reportFirstSightings?: boolean;
+	failedCheckInterval?: number;
 }
+
+const failedCheckIntervalOption: INodeProperties = {
+	displayName: 'Report Failed Checks Every (Hours)',
+	name: 'failedCheckInterval',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: 24,
+	description:
+		'A company whose check fails is reported (event "checkFailed") when its failures start, then again at most this often while they last. 0 reports no failed check: a company that can no longer be checked then goes unnoticed.',
+};
 
 export class CompanyRegistryTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -74,7 +88,11 @@ export class CompanyRegistryTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add option',
 				default: {},
-				options: sortedOptions(reportFirstSightingsOption, ...Object.values(requestOptions)),
+				options: sortedOptions(
+					reportFirstSightingsOption,
+					failedCheckIntervalOption,
+					...Object.values(requestOptions),
+				),
 			},
 		],
 	};
@@ -117,22 +135,49 @@ export class CompanyRegistryTrigger implements INodeType {
 		// Nothing could be checked at all: that is a broken trigger, not a quiet day.
 		if (looked.length === 0 && failures.length > 0) throw failures[0].error;
 
-		const now = new Date();
+		const now = watchClock.now();
 		if (manual) {
 			const [first] = looked;
 			return [[{ json: changeItemJson({ ...first, change: FIRST_SEEN }, now) as IDataObject }]];
 		}
 		// The list is the whole watch: companies taken off it are forgotten at once.
 		const listed = new Set(keys.map(watchKey));
-		const memory = new StaticDataMemory(this.getWorkflowStaticData('node'), this.logger, (id) =>
-			listed.has(id),
+		const staticData = this.getWorkflowStaticData('node');
+		const memory = new StaticDataMemory(staticData, this.logger, (id) => listed.has(id));
+		const failed = failures.flatMap((row) =>
+			row.key
+				? [
+						{
+							key: row.key,
+							itemIndex: row.itemIndex,
+							row,
+							lastCheckedDay: memory.saved(watchKey(row.key))?.d,
+						},
+					]
+				: [],
 		);
-		const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
-		const found = await detectChanges(memory, looked, unchecked, {
-			now,
-			reportFirstSightings: options.reportFirstSightings === true,
-		});
-		if (found.length === 0) return null;
-		return [found.map((change) => ({ json: changeItemJson(change, now) as IDataObject }))];
+		const found = await detectChanges(
+			memory,
+			looked,
+			failed.map((check) => check.key),
+			{ now, reportFirstSightings: options.reportFirstSightings === true },
+		);
+		// A company that cannot be checked is said, not kept silent: when its failures start, then once an interval.
+		const intervalHours = Number(options.failedCheckInterval ?? 24);
+		const intervalMs =
+			Number.isFinite(intervalHours) && intervalHours > 0 ? intervalHours * 3_600_000 : 0;
+		const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
+		const items = [
+			...found.map((change) => ({
+				itemIndex: change.itemIndex,
+				json: changeItemJson(change, now),
+			})),
+			...report.map((check) => ({
+				itemIndex: check.itemIndex,
+				json: checkFailedItemJson(check, now),
+			})),
+		].sort((a, b) => a.itemIndex - b.itemIndex);
+		if (items.length === 0) return null;
+		return [items.map(({ json }) => ({ json: json as IDataObject }))];
 	}
 }
