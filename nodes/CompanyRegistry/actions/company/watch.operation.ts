@@ -24,7 +24,14 @@ import {
 	ProcessedItemsMemory,
 	type ProcessedItemsStore,
 } from '../../../shared/watch/processedItemsMemory';
-import { changeItemJson, dayNumber, type FoundChange } from '../../../shared/watch/snapshot';
+import {
+	changeItemJson,
+	dayNumber,
+	watchKey,
+	type FoundChange,
+} from '../../../shared/watch/snapshot';
+import { watchClock } from '../../../shared/watch/clock';
+import { checkFailedItemJson } from '../../../shared/watch/failedChecks';
 
 const show = { resource: ['company'], operation: ['watch'] };
 
@@ -68,22 +75,45 @@ interface WatchOptions extends RequestOptionValues {
 
 /**
  * One output, Changes: an item per company whose registration, status, name or address differs from
- * the last run (or seen first, if asked). A failed lookup is never a change: it leaves as an error item.
+ * the last run (or seen first, if asked). A failed lookup is never a change. At n8n's default On Error it
+ * leaves as an item saying so (event "checkFailed"), and the others' changes leave with it: one company
+ * that cannot be checked never holds back the alerts of the rest; only a run where nothing could be
+ * checked (a broken credential, the registry down) fails. Under "continue" it leaves as an error item.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const continueOnFail = this.continueOnFail();
 	const options = this.getNodeParameter('options', 0, {}) as WatchOptions;
-	const rows = await lookUpRows(this, inputRows(this), options, {
-		stopAtFirstFailure: !continueOnFail,
-	});
-
-	const now = new Date();
+	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: false });
 	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
-	const unchecked = rows.flatMap((row) => (row.kind === 'failed' && row.key ? [row.key] : []));
+	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
+	if (!continueOnFail) {
+		// A row that cannot be looked up at all is a broken workflow; so is a run where nothing could be checked.
+		const badInput = failures.find((row) => !row.key);
+		if (badInput) throw badInput.error;
+		if (looked.length === 0 && failures.length > 0) throw failures[0].error;
+	}
+
+	const now = watchClock.now();
+	const { memory, notebook } = watchMemory(this, options, now);
+	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
+	// Read before the memory is written: the day of each failing company's last successful check.
+	const failedChecks = failures.flatMap((row) =>
+		row.key
+			? [
+					{
+						key: row.key,
+						itemIndex: row.itemIndex,
+						row,
+						since: now,
+						lastCheckedDay: notebook.saved(watchKey(row.key))?.d,
+					},
+				]
+			: [],
+	);
 	const items = new Map<number, INodeExecutionData>();
 	let found: FoundChange[] | undefined;
 	try {
-		found = await detectChanges(watchMemory(this, options, now), looked, unchecked, {
+		found = await detectChanges(memory, looked, unchecked, {
 			now,
 			reportFirstSightings: options.reportFirstSightings === true,
 		});
@@ -111,7 +141,15 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			pairedItem: { item: change.itemIndex },
 		});
 	}
-	for (const row of rows) if (row.kind === 'failed') items.set(row.itemIndex, errorItem(row));
+	if (continueOnFail) for (const row of failures) items.set(row.itemIndex, errorItem(row));
+	else {
+		for (const check of failedChecks) {
+			items.set(check.itemIndex, {
+				json: checkFailedItemJson(check, now) as IDataObject,
+				pairedItem: { item: check.itemIndex },
+			});
+		}
+	}
 	return [[...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item)];
 }
 
@@ -122,7 +160,11 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * loaded it, as its notebook), else the static data. A manual test run remembers nothing, as n8n saves no
  * static data for it either.
  */
-function watchMemory(context: IExecuteFunctions, options: WatchOptions, now: Date): WatchMemory {
+function watchMemory(
+	context: IExecuteFunctions,
+	options: WatchOptions,
+	now: Date,
+): { memory: WatchMemory; notebook: StaticDataMemory } {
 	const days = Number(options.forgetAfterDays) || 0;
 	const today = dayNumber(now);
 	const staticData = new StaticDataMemory(
@@ -131,7 +173,10 @@ function watchMemory(context: IExecuteFunctions, options: WatchOptions, now: Dat
 		(_id, snapshot) => days <= 0 || today - snapshot.d <= days,
 	);
 	const store = processedItemsStore(context);
-	return store ? new ProcessedItemsMemory(store, staticData) : staticData;
+	return {
+		memory: store ? new ProcessedItemsMemory(store, staticData) : staticData,
+		notebook: staticData,
+	};
 }
 
 /** n8n's processed-items store, for production runs; an n8n without it leaves the static data alone. */
