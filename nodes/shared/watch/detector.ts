@@ -32,18 +32,21 @@ export async function detectChanges(
 ): Promise<FoundChange[]> {
 	const today = dayNumber(options.now);
 	const current = new Map<string, CompanySnapshot>();
-	const companies: Array<CheckedCompany & { id: string }> = [];
+	const companies: CheckedCompany[] = [];
+	const ids: string[] = [];
 	for (const company of checked) {
 		const id = watchKey(company.key);
 		if (current.has(id)) continue;
 		current.set(id, snapshotOf(company.record, today));
-		companies.push({ ...company, id });
+		companies.push(company);
+		ids.push(id);
 	}
 	const failed = [...new Set(unchecked.map(watchKey))].filter((id) => !current.has(id));
 
 	const known = await memory.recall(current, failed);
 	const found: FoundChange[] = [];
-	for (const { id, key, record, itemIndex } of companies) {
+	for (const [index, { key, record, itemIndex }] of companies.entries()) {
+		const id = ids[index];
 		const recollection = known.get(id);
 		if (!recollection) {
 			if (options.reportFirstSightings) found.push({ key, record, itemIndex, change: FIRST_SEEN });

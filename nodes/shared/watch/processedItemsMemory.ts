@@ -62,6 +62,8 @@ function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 export class ProcessedItemsMemory implements WatchMemory {
 	/** What `remember` writes for companies this run could not check (or did not name): their previous entries. */
 	private carried: string[] = [];
+	/** Each named company's whole-record entry, made once a run. */
+	private readonly fullEntries = new Map<string, string>();
 
 	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
 	constructor(
@@ -74,68 +76,78 @@ export class ProcessedItemsMemory implements WatchMemory {
 		unchecked: readonly string[],
 	): Promise<ReadonlyMap<string, Recollection>> {
 		const saved = (id: string) => this.notebook?.saved(id);
-		// A store with no entries at all: a watch saved by an earlier version (static data only), or a first run.
+		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
+		// only). Then nothing is asked of it, and only the static data can be the memory.
 		const storeIsNew =
-			this.notebook && !this.notebook.isEmpty
-				? (await this.call(
-						async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
-					)) === 0
-				: false;
+			(await this.call(
+				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
+			)) === 0;
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])].filter(
 			(id) => !current.has(id),
 		);
 
 		// 1. The full entries: one per company named now, and the static data's for those not checked.
-		const first = [...current].map(([id, snapshot]) => fullEntry(id, snapshot));
+		this.fullEntries.clear();
+		for (const [id, snapshot] of current) this.fullEntries.set(id, fullEntry(id, snapshot));
 		const notebookEntries = absent.flatMap((id) => {
 			const snapshot = saved(id);
 			return snapshot ? [fullEntry(id, snapshot)] : [];
 		});
-		const held = await this.record([...first, ...notebookEntries]);
-		const changed = [...current.keys()].filter((_id, index) => !held.has(first[index]));
+		// Most companies are unchanged: the few new entries are what a run has to look at.
+		const firstNew = await this.record([...this.fullEntries.values(), ...notebookEntries]);
+		const changed = [...current.keys()].filter((id) => firstNew.has(this.fullEntries.get(id)!));
 		const carriedWhole = absent.filter((id) => {
 			const snapshot = saved(id);
-			return snapshot !== undefined && held.has(fullEntry(id, snapshot));
+			return snapshot !== undefined && !firstNew.has(fullEntry(id, snapshot));
 		});
 		const carriedWholeSet = new Set(carriedWhole);
 		const statusOnly = absent.filter((id) => !carriedWholeSet.has(id));
 
 		// 2. For the rest: each status, and the names and addresses that may have been.
-		const questions = [
-			...changed.flatMap((id) => {
-				const now = current.get(id)!;
-				const before = saved(id);
-				return [
-					// A company not registered now asked for its status entry in step 1 already (and recorded it).
-					...STATUSES.filter((status) => status !== 'N' || now.s !== 'N').map((status) =>
-						statusEntry(id, status),
-					),
-					nameEntry(id, now.n),
-					addressEntry(id, now.a),
-					detailsUnknownEntry(id),
-					...(before ? [nameEntry(id, before.n), addressEntry(id, before.a)] : []),
+		const questions = storeIsNew
+			? []
+			: [
+					...changed.flatMap((id) => {
+						const now = current.get(id)!;
+						const before = saved(id);
+						return [
+							// A company not registered now asked for its status entry in step 1 already (and recorded it).
+							...STATUSES.filter((status) => status !== 'N' || now.s !== 'N').map((status) =>
+								statusEntry(id, status),
+							),
+							nameEntry(id, now.n),
+							addressEntry(id, now.a),
+							detailsUnknownEntry(id),
+							...(before ? [nameEntry(id, before.n), addressEntry(id, before.a)] : []),
+						];
+					}),
+					...statusOnly.flatMap((id) => [
+						...STATUSES.map((status) => statusEntry(id, status)),
+						detailsUnknownEntry(id),
+					]),
 				];
-			}),
-			...statusOnly.flatMap((id) => [
-				...STATUSES.map((status) => statusEntry(id, status)),
-				detailsUnknownEntry(id),
-			]),
-		];
-		const answers = await this.record(questions);
-		const statusOf = (id: string) => {
-			const held = STATUSES.filter((status) => answers.has(statusEntry(id, status)));
+		const secondNew = await this.record(questions);
+		// Only entries asked in step 2 are looked up here.
+		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
+		/** `now`: the status a changed company has now, whose entry step 1 found missing (and did not ask again). */
+		const statusOf = (id: string, now?: CompanySnapshot['s']) => {
+			const held = STATUSES.filter((status) =>
+				status === 'N' && now === 'N' ? false : answers.has(statusEntry(id, status)),
+			);
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
 		};
+		const changedSet = new Set(changed);
 
 		const known = new Map<string, Recollection>();
 		for (const [id, now] of current) {
 			const before = saved(id);
-			if (held.has(fullEntry(id, now))) {
-				known.set(id, { previous: { ...now, ...(before ? { d: before.d } : {}) } });
+			if (!changedSet.has(id)) {
+				// Unchanged: compared with itself (a change is never shown against it).
+				known.set(id, { previous: now });
 				continue;
 			}
-			const status = statusOf(id);
+			const status = statusOf(id, now.s);
 			if (status === undefined) {
 				// Unknown to the store. Only where the store has never held anything is the static data the memory.
 				if (storeIsNew && before) known.set(id, { previous: before });
@@ -179,8 +191,18 @@ export class ProcessedItemsMemory implements WatchMemory {
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
 	): Promise<void> {
-		const entries = [...this.carried];
-		for (const [id, snapshot] of current) entries.push(...entriesOf(id, snapshot));
+		const entries = this.carried;
+		for (const [id, snapshot] of current) {
+			const full = this.fullEntries.get(id) ?? fullEntry(id, snapshot);
+			if (snapshot.s === 'N') entries.push(full);
+			else
+				entries.push(
+					full,
+					statusEntry(id, snapshot.s),
+					nameEntry(id, snapshot.n),
+					addressEntry(id, snapshot.a),
+				);
+		}
 		// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 		await this.call(async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS));
 		await this.record(entries);
@@ -188,13 +210,13 @@ export class ProcessedItemsMemory implements WatchMemory {
 		await this.notebook?.remember(current, unchecked);
 	}
 
-	/** Records entries; returns those the store held before. */
+	/** Records entries; returns those the store did not hold before (the few, in a run where little changed). */
 	private async record(entries: string[]): Promise<Set<string>> {
 		if (entries.length === 0) return new Set();
-		const { processed } = await this.call(
+		const output = await this.call(
 			async () => await this.store.checkProcessedAndRecord(entries, 'node', STORE_OPTIONS),
 		);
-		return new Set(processed.map(String));
+		return new Set(output.new.map(String));
 	}
 
 	/**
