@@ -23,6 +23,7 @@ import { makeSheet, uniqueValid, type SheetRow } from '../sandbox/sheets';
 import { DEMO_CLIENT, startSandbox, type RateLimitSettings, type SandboxCounters, type SandboxOptions } from '../sandbox/server';
 import { REGISTRY_NODE, engineFor, lookupWorkflow } from '../harness/fixtures';
 import { PACKAGE } from '../harness/nodeTypes';
+import { watchBench } from './watch';
 
 const { values } = parseArgs({
 	options: {
@@ -455,6 +456,7 @@ function scenarioLine(scenario: Scenario, node: Figures, floor: Figures): string
 }
 
 async function main() {
+	if (values.scenario === 'watch') return await watchBench(values.quick);
 	const matrix = scenarios(Number(values.rows));
 	const chosen = values.scenario === undefined ? matrix : matrix.filter((scenario) => scenario.name === values.scenario);
 	if (chosen.length === 0) throw new Error(`--scenario is one of ${matrix.map((scenario) => scenario.name).join(', ')}`);

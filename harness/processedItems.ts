@@ -16,6 +16,10 @@ import type {
  * implementation n8n main and workers use: one row per workflow and context (`n:<node id>` for scope
  * 'node'), values kept as MD5 hashes in the order they came, the oldest dropped beyond `maxEntries`.
  * Only the 'entries' mode, the one this package uses; the others are refused rather than imitated.
+ * Measured there: checkProcessedAndRecord reads the row, answers from a Set and writes the row back
+ * (linear in row and items); removeProcessed runs a findIndex and a splice over the row per item removed
+ * (items × row); clearAllProcessedItems deletes the row; 'latestIncrementalKey' and 'latestDate' keep one
+ * value per row, so they cannot hold one company's state apart from another's.
  */
 export class ProcessedItemsStore implements IDataDeduplicator {
 	/** The rows, by workflow id and context: a copy is read and the whole row written back, as n8n does. */
@@ -24,17 +28,33 @@ export class ProcessedItemsStore implements IDataDeduplicator {
 	calls = 0;
 	/** Set to make the next calls fail, as a database that cannot be reached. */
 	failWith: Error | undefined;
+	/**
+	 * Entries compared or moved by n8n's code, as its loops go (a Set lookup counts one, `findIndex` counts
+	 * every entry it passes): the store's work, counted instead of timed.
+	 */
+	work = 0;
+	/** A smaller capacity than the node asks for: 10 companies can stand for 100,000 at the store's limit. */
+	capacity: number | undefined;
 
 	private rowKey(scope: DeduplicationScope, contextData: ICheckProcessedContextData): string {
 		if (!contextData.workflow.id) throw new Error('n8n asserts a workflow id');
-		if (scope === 'node' && !contextData.node) throw new Error("No node information has been provided and so cannot use scope 'node'");
+		if (scope === 'node' && !contextData.node)
+			throw new Error("No node information has been provided and so cannot use scope 'node'");
 		return `${contextData.workflow.id} ${scope === 'node' ? `n:${contextData.node!.id}` : ''}`;
 	}
 
 	private check(options: ICheckProcessedOptions): void {
 		this.calls += 1;
 		if (this.failWith) throw this.failWith;
-		if (options.mode !== 'entries') throw new Error(`The harness's processed-items store knows only mode "entries", not "${options.mode}"`);
+		if (options.mode !== 'entries')
+			throw new Error(
+				`The harness's processed-items store knows only mode "entries", not "${options.mode}"`,
+			);
+	}
+
+	private maxEntries(options: ICheckProcessedOptions): number | undefined {
+		if (this.capacity === undefined) return options.maxEntries;
+		return Math.min(this.capacity, options.maxEntries ?? Infinity);
 	}
 
 	async checkProcessedAndRecord(
@@ -47,8 +67,9 @@ export class ProcessedItemsStore implements IDataDeduplicator {
 		const key = this.rowKey(scope, contextData);
 		const hashes = items.map(hash);
 		const row = this.rows.get(key);
+		this.work += items.length + (row?.length ?? 0);
 		if (!row) {
-			this.rows.set(key, trim(hashes, options.maxEntries));
+			this.rows.set(key, trim(hashes, this.maxEntries(options)));
 			return { new: items, processed: [] };
 		}
 		const saved = new Set(row);
@@ -61,29 +82,47 @@ export class ProcessedItemsStore implements IDataDeduplicator {
 				data.push(value);
 			}
 		});
-		this.rows.set(key, trim(data, options.maxEntries));
+		this.rows.set(key, trim(data, this.maxEntries(options)));
 		return output;
 	}
 
-	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, contextData: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<void> {
+	async removeProcessed(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<void> {
 		this.check(options);
 		const key = this.rowKey(scope, contextData);
 		const row = this.rows.get(key);
 		if (!row) return;
 		const data = [...row];
+		this.work += data.length;
 		for (const value of items.map(hash)) {
 			const at = data.indexOf(value);
+			// n8n's findIndex passes the entries up to the match (all of them when there is none), the splice moves the rest.
+			this.work += data.length;
 			if (at !== -1) data.splice(at, 1);
 		}
 		this.rows.set(key, data);
 	}
 
-	async clearAllProcessedItems(scope: DeduplicationScope, contextData: ICheckProcessedContextData): Promise<void> {
+	async clearAllProcessedItems(
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+	): Promise<void> {
+		this.calls += 1;
+		if (this.failWith) throw this.failWith;
 		this.rows.delete(this.rowKey(scope, contextData));
 	}
 
-	async getProcessedDataCount(scope: DeduplicationScope, contextData: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<number> {
+	async getProcessedDataCount(
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<number> {
 		this.check(options);
+		this.work += this.rows.get(this.rowKey(scope, contextData))?.length ?? 0;
 		return this.rows.get(this.rowKey(scope, contextData))?.length ?? 0;
 	}
 
@@ -93,9 +132,13 @@ export class ProcessedItemsStore implements IDataDeduplicator {
 	}
 }
 
-const hash = (value: DeduplicationItemTypes) => createHash('md5').update(value.toString()).digest('base64');
+const hash = (value: DeduplicationItemTypes) =>
+	createHash('md5').update(value.toString()).digest('base64');
 
-function trim(values: DeduplicationItemTypes[], maxEntries: number | undefined): DeduplicationItemTypes[] {
+function trim(
+	values: DeduplicationItemTypes[],
+	maxEntries: number | undefined,
+): DeduplicationItemTypes[] {
 	return maxEntries ? values.slice(Math.max(0, values.length - maxEntries)) : values;
 }
 
@@ -106,10 +149,16 @@ function trim(values: DeduplicationItemTypes[], maxEntries: number | undefined):
  */
 class CurrentStore implements IDataDeduplicator {
 	current = new ProcessedItemsStore();
-	checkProcessedAndRecord: IDataDeduplicator['checkProcessedAndRecord'] = async (...args) => await this.current.checkProcessedAndRecord(...args);
-	removeProcessed: IDataDeduplicator['removeProcessed'] = async (...args) => await this.current.removeProcessed(...args);
-	clearAllProcessedItems: IDataDeduplicator['clearAllProcessedItems'] = async (scope, contextData) => await this.current.clearAllProcessedItems(scope, contextData);
-	getProcessedDataCount: IDataDeduplicator['getProcessedDataCount'] = async (...args) => await this.current.getProcessedDataCount(...args);
+	checkProcessedAndRecord: IDataDeduplicator['checkProcessedAndRecord'] = async (...args) =>
+		await this.current.checkProcessedAndRecord(...args);
+	removeProcessed: IDataDeduplicator['removeProcessed'] = async (...args) =>
+		await this.current.removeProcessed(...args);
+	clearAllProcessedItems: IDataDeduplicator['clearAllProcessedItems'] = async (
+		scope,
+		contextData,
+	) => await this.current.clearAllProcessedItems(scope, contextData);
+	getProcessedDataCount: IDataDeduplicator['getProcessedDataCount'] = async (...args) =>
+		await this.current.getProcessedDataCount(...args);
 }
 
 let service: CurrentStore | undefined;

@@ -199,7 +199,7 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		const reserved = countryCode === 'de' ? (companyId.toUpperCase() as FaultId) : undefined;
 		const fault = reserved && reserved in FAULT_IDS ? reserved : undefined;
 		const rolled = dice.roll(faults, target);
-		const diceFault = fault ? undefined : rolled;
+		const diceFault = fault ? undefined : (behaviour.companyFaults.get(url.pathname) ?? rolled);
 		const send200 = async (body: unknown) => {
 			countLookup(200);
 			if (faults.trickleMs) await trickleJson(response, 200, body, okHeaders, faults.trickleMs);

@@ -8,6 +8,7 @@ import { RateLimiter, type RateLimitSettings } from './limiters';
 import { LOOKUP_PATH, lookupEndpoint } from './lookupEndpoint';
 import { Registry, type CompanyChange, type StoredCompany } from './registry';
 import type {
+	CompanyFault,
 	Behaviour,
 	EchoSettings,
 	RateLimitHeaders,
@@ -20,7 +21,7 @@ import { tokenEndpoint, type SandboxClient } from './tokenEndpoint';
 
 export { FAULT_IDS, type FaultSettings } from './faults';
 export type { LimiterFamily, RateLimitSettings } from './limiters';
-export type { EchoSettings, RateLimitHeaders, RedirectSettings, RegistryDown, RetryAfterFormat, SandboxCounters } from './state';
+export type { CompanyFault, EchoSettings, RateLimitHeaders, RedirectSettings, RegistryDown, RetryAfterFormat, SandboxCounters } from './state';
 export type { SandboxClient } from './tokenEndpoint';
 
 export interface SandboxOptions {
@@ -55,6 +56,8 @@ export interface Sandbox {
 	/** Merges into the limits; may switch the family. Every client restarts with a full allowance. */
 	setRateLimit(settings: Partial<RateLimitSettings>): void;
 	setFaults(settings: Partial<FaultSettings>): void;
+	/** One company fails every request with `fault` until set to undefined (its lookups in any language and state). */
+	setCompanyFault(key: { country: string; companyId: string }, fault: CompanyFault | undefined): void;
 	setRetryAfterFormat(format: RetryAfterFormat): void;
 	setRateLimitHeaders(mode: RateLimitHeaders): void;
 	/** Every 429 carries exactly this raw Retry-After ('0', '-5', a past date...); undefined ends it. */
@@ -102,6 +105,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		redirect: undefined,
 		down: undefined,
 		permanent401: false,
+		companyFaults: new Map(),
 	});
 	// One object the endpoints hold on to: setters change its fields, never replace it.
 	const behaviour = initialBehaviour();
@@ -192,6 +196,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		setFaults(settings) {
 			behaviour.faults = { ...behaviour.faults, ...settings };
+		},
+		setCompanyFault(key, fault) {
+			const path = `/v1/company/${key.country}/${key.companyId}`;
+			if (fault) behaviour.companyFaults.set(path, fault);
+			else behaviour.companyFaults.delete(path);
 		},
 		setRetryAfterFormat(format) {
 			behaviour.retryAfterFormat = format;

@@ -30,7 +30,12 @@ export interface Behaviour {
 	redirect: RedirectSettings | undefined;
 	down: RegistryDown | undefined;
 	permanent401: boolean;
+	/** Companies (by request path, without query) that get this fault on every request, whatever the dice say. */
+	companyFaults: Map<string, CompanyFault>;
 }
+
+/** A fault one company gets on every request (issue 26): HTTP 500, a timeout, or a record that breaks the contract. */
+export type CompanyFault = '500' | 'timeout' | 'status';
 
 export interface SandboxCounters {
 	/** Every request to POST /oauth/token, answered or refused. */

@@ -435,7 +435,7 @@ async function scenarioThreeSheets(cluster: Cluster, sandbox: Sandbox): Promise<
  * stored workflow snapshot has no staticData (toWorkflowSnapshot in executions/execution-data/types.js) and
  * a new execution is enqueued with loadStaticData false (workflow-runner.js: only resumed executions reload
  * it), so job-processor.js starts it with none. Watch for Changes therefore also remembers in n8n's
- * processed-items store, which workers read and write per call (nodes/shared/model/watchEntries.ts).
+ * processed-items store, which workers read and write per call (nodes/shared/watch/processedItemsMemory.ts).
  */
 async function measureOverlap(cluster: Cluster, sandbox: Sandbox): Promise<void> {
 	log('--- overlap: two executions of one watch workflow at once');

@@ -3,15 +3,25 @@ import {
 	NodeOperationError,
 	type IDataObject,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodeType,
 	type INodeTypeDescription,
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../shared/descriptions';
+import {
+	companyFields,
+	reportFirstSightingsOption,
+	requestOptions,
+	sortedOptions,
+} from '../shared/descriptions';
 import { inputErrorOf, lookUpRows, type RequestOptionValues } from '../shared/lookupPipeline';
 import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
-import { changeItemJson, detectChanges, keepOnly, loadWatchState, saveWatchState } from '../shared/model/watchState';
+import { detectChanges } from '../shared/watch/detector';
+import { watchClock } from '../shared/watch/clock';
+import { checkFailedItemJson, failedChecksToReport } from '../shared/watch/failedChecks';
+import { StaticDataMemory } from '../shared/watch/memory';
+import { FIRST_SEEN, changeItemJson, watchKey } from '../shared/watch/snapshot';
 
 interface WatchlistEntry {
 	country?: unknown;
@@ -21,7 +31,18 @@ interface WatchlistEntry {
 
 interface TriggerOptions extends RequestOptionValues {
 	reportFirstSightings?: boolean;
+	failedCheckInterval?: number;
 }
+
+const failedCheckIntervalOption: INodeProperties = {
+	displayName: 'Report Failed Checks Every (Hours)',
+	name: 'failedCheckInterval',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: 24,
+	description:
+		'A company whose check fails is reported (event "checkFailed") when its failures start, then again at most this often while they last. 0 reports no failed check: a company that can no longer be checked then goes unnoticed.',
+};
 
 export class CompanyRegistryTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -68,7 +89,11 @@ export class CompanyRegistryTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add option',
 				default: {},
-				options: sortedOptions(reportFirstSightingsOption, ...Object.values(requestOptions)),
+				options: sortedOptions(
+					reportFirstSightingsOption,
+					failedCheckIntervalOption,
+					...Object.values(requestOptions),
+				),
 			},
 		],
 	};
@@ -79,36 +104,81 @@ export class CompanyRegistryTrigger implements INodeType {
 		// A bad entry is a broken watch: the poll fails, naming the entry, until the list is mended.
 		const keys: LookupKey[] = entries.map((entry, index) => {
 			try {
-				return toLookupKey({ country: entry.country, companyId: entry.companyId, state: entry.state, language: options.language });
+				return toLookupKey({
+					country: entry.country,
+					companyId: entry.companyId,
+					state: entry.state,
+					language: options.language,
+				});
 			} catch (error) {
 				throw inputErrorOf(this, error, index, `Company ${index + 1} of the list: `);
 			}
 		});
-		if (keys.length === 0) throw new NodeOperationError(this.getNode(), 'Add at least one company to watch');
+		if (keys.length === 0)
+			throw new NodeOperationError(this.getNode(), 'Add at least one company to watch');
 
 		const manual = this.getMode() === 'manual';
 		// A test event needs only the first company.
 		const watched = manual ? keys.slice(0, 1) : keys;
-		const rows = await lookUpRows(this, { count: watched.length, keyAt: (index) => watched[index] }, options, { stopAtFirstFailure: false });
+		const rows = await lookUpRows(
+			this,
+			{ count: watched.length, keyAt: (index) => watched[index] },
+			options,
+			{ stopAtFirstFailure: false },
+		);
 		const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
 		const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
 		// A failed lookup is never a change: the company keeps its last known state.
-		for (const row of failures) this.logger.warn(`Company Registry Trigger: ${row.error.message}`, { company: row.itemIndex + 1 });
+		for (const row of failures)
+			this.logger.warn(`Company Registry Trigger: ${row.error.message}`, {
+				company: row.itemIndex + 1,
+			});
 		// Nothing could be checked at all: that is a broken trigger, not a quiet day.
 		if (looked.length === 0 && failures.length > 0) throw failures[0].error;
 
-		const now = new Date();
+		const now = watchClock.now();
 		if (manual) {
 			const [first] = looked;
-			return [[{ json: changeItemJson({ ...first, change: { event: 'firstSeen', changedFields: [], changes: {} } }, now) as IDataObject }]];
+			return [[{ json: changeItemJson({ ...first, change: FIRST_SEEN }, now) as IDataObject }]];
 		}
-		const staticData = this.getWorkflowStaticData('node');
-		const state = loadWatchState(staticData, this.logger);
-		const found = detectChanges(state, looked, { now, reportFirstSightings: options.reportFirstSightings === true });
 		// The list is the whole watch: companies taken off it are forgotten at once.
-		keepOnly(state, keys);
-		saveWatchState(staticData, state);
-		if (found.length === 0) return null;
-		return [found.map((change) => ({ json: changeItemJson(change, now) as IDataObject }))];
+		const listed = new Set(keys.map(watchKey));
+		const staticData = this.getWorkflowStaticData('node');
+		const memory = new StaticDataMemory(staticData, this.logger, (id) => listed.has(id));
+		const failed = failures.flatMap((row) =>
+			row.key
+				? [
+						{
+							key: row.key,
+							itemIndex: row.itemIndex,
+							row,
+							lastCheckedDay: memory.saved(watchKey(row.key))?.d,
+						},
+					]
+				: [],
+		);
+		const found = await detectChanges(
+			memory,
+			looked,
+			failed.map((check) => check.key),
+			{ now, reportFirstSightings: options.reportFirstSightings === true },
+		);
+		// A company that cannot be checked is said, not kept silent: when its failures start, then once an interval.
+		const intervalHours = Number(options.failedCheckInterval ?? 24);
+		const intervalMs =
+			Number.isFinite(intervalHours) && intervalHours > 0 ? intervalHours * 3_600_000 : 0;
+		const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
+		const items = [
+			...found.map((change) => ({
+				itemIndex: change.itemIndex,
+				json: changeItemJson(change, now),
+			})),
+			...report.map((check) => ({
+				itemIndex: check.itemIndex,
+				json: checkFailedItemJson(check, now),
+			})),
+		].sort((a, b) => a.itemIndex - b.itemIndex);
+		if (items.length === 0) return null;
+		return [items.map(({ json }) => ({ json: json as IDataObject }))];
 	}
 }

@@ -12,7 +12,7 @@ import { DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, MAX_ATTEMPTS, MAX_CONCURRENCY } 
 import type { CompanyRecord } from './model/companyRecord';
 import { LookupInputError, normalizeCountry, toLookupKey, type LookupKey } from './model/lookupKey';
 import { runBatch, type BatchSettings } from './transport/batchRunner';
-import { registryError } from './transport/registryError';
+import { registryError, type LookupFailure } from './transport/registryError';
 import { CREDENTIAL_TYPE, registryRequest, type RequestSettings } from './transport/registryRequest';
 import { redact, removeSecrets } from './transport/serverText';
 
@@ -25,7 +25,7 @@ import { redact, removeSecrets } from './transport/serverText';
 /** One row after its lookup. */
 export type CompanyRow =
 	| { kind: 'record'; itemIndex: number; key: LookupKey; record: CompanyRecord }
-	| { kind: 'failed'; itemIndex: number; key?: LookupKey; error: NodeApiError | NodeOperationError };
+	| { kind: 'failed'; itemIndex: number; key?: LookupKey; error: NodeApiError | NodeOperationError; cause?: LookupFailure['kind'] | 'input' };
 
 /** The Options collection's values, as n8n gives them (expressions may make them anything). */
 export interface RequestOptionValues {
@@ -196,7 +196,7 @@ export async function lookUpRows(
 		const outcome = outcomes[itemIndex];
 		const key = keys[itemIndex];
 		const inputError = inputErrors.get(itemIndex);
-		if (inputError || !key) return { kind: 'failed', itemIndex, error: inputError ?? cancelled(context, itemIndex) };
+		if (inputError || !key) return { kind: 'failed', itemIndex, error: inputError ?? cancelled(context, itemIndex), ...(inputError ? { cause: 'input' as const } : {}) };
 		if (outcome?.kind === 'record') {
 			const record = redactRecord(outcome.record, secrets);
 			answered.remember(key, record);
@@ -207,7 +207,7 @@ export async function lookUpRows(
 		if (earlier) return { kind: 'record', itemIndex, key, record: redactRecord(earlier, secrets) };
 		const error =
 			outcome?.kind === 'failed' ? registryError(outcome.failure, { node, itemIndex, key, secrets, ...settings }) : cancelled(context, itemIndex);
-		return { kind: 'failed', itemIndex, key, error };
+		return { kind: 'failed', itemIndex, key, error, ...(outcome?.kind === 'failed' ? { cause: outcome.failure.kind } : {}) };
 	});
 	if (results.some((row) => row.kind === 'failed')) answered.keepForNextTry();
 	else answered.release();

@@ -4,6 +4,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Engine } from '../../harness/engine';
 import { loadWorkflow } from '../../harness/engine';
 import { REGISTRY_NODE, engineFor } from '../../harness/fixtures';
+import { loadCompanies } from '../../sandbox/registry';
 
 // Issue "Watch companies": successive production executions of a schedule-style workflow, with the
 // sandbox changing records between them. Interface document section 6: no events, so the node must
@@ -14,7 +15,10 @@ const LIST = [
 	{ country: 'nl', companyId: '68750123' },
 ];
 
-function watchWorkflow(options: IDataObject = {}, onError?: 'continueErrorOutput' | 'continueRegularOutput') {
+function watchWorkflow(
+	options: IDataObject = {},
+	onError?: 'continueErrorOutput' | 'continueRegularOutput',
+) {
 	const workflow = loadWorkflow('test/workflows/watch-companies.json');
 	const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
 	node.parameters = { ...node.parameters, options } as INodeParameters;
@@ -26,9 +30,15 @@ async function watch(
 	engine: Engine,
 	rows: IDataObject[] = LIST,
 	options: IDataObject = {},
-	extra: { mode?: 'trigger' | 'manual'; onError?: 'continueErrorOutput' | 'continueRegularOutput' } = {},
+	extra: {
+		mode?: 'trigger' | 'manual';
+		onError?: 'continueErrorOutput' | 'continueRegularOutput';
+	} = {},
 ): Promise<{ changes: INodeExecutionData[]; errors: INodeExecutionData[] }> {
-	const result = await engine.execute(watchWorkflow(options, extra.onError), { rows, mode: extra.mode ?? 'trigger' });
+	const result = await engine.execute(watchWorkflow(options, extra.onError), {
+		rows,
+		mode: extra.mode ?? 'trigger',
+	});
 	const [changes = [], errors = []] = result.outputOf(REGISTRY_NODE);
 	return { changes, errors };
 }
@@ -49,7 +59,10 @@ describe('Company Registry › Watch for Changes', () => {
 		expect(Object.keys(state)).toEqual(['node:Company Registry']);
 		const companies = (state['node:Company Registry'] as { companies: IDataObject }).companies;
 		expect(Object.keys(companies).sort()).toEqual(['de/HRB12345', 'gb/04417982', 'nl/68750123']);
-		expect(companies['de/HRB12345']).toMatchObject({ s: 'A', n: 'Müller & Söhne Präzisionsteile GmbH' });
+		expect(companies['de/HRB12345']).toMatchObject({
+			s: 'A',
+			n: 'Müller & Söhne Präzisionsteile GmbH',
+		});
 	});
 
 	it('reports a company that turned Inactive, with previous and current values', async () => {
@@ -62,7 +75,11 @@ describe('Company Registry › Watch for Changes', () => {
 			event: 'turnedInactive',
 			changedFields: ['status'],
 			changes: { status: { previous: 'Active', current: 'Inactive' } },
-			company: { isRegistered: true, status: 'Inactive', officialName: 'Harrowgate Tinware Limited' },
+			company: {
+				isRegistered: true,
+				status: 'Inactive',
+				officialName: 'Harrowgate Tinware Limited',
+			},
 			previous: { isRegistered: true, status: 'Active' },
 			lookup: { countryCode: 'gb', companyId: '04417982' },
 		});
@@ -92,14 +109,20 @@ describe('Company Registry › Watch for Changes', () => {
 
 	it('reports a change of official name or address', async () => {
 		await watch(engine);
-		sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { officialName: 'Müller Präzision GmbH', registeredAddress: null });
+		sandbox.changeCompany(
+			{ country: 'de', companyId: 'HRB12345' },
+			{ officialName: 'Müller Präzision GmbH', registeredAddress: null },
+		);
 		const { changes } = await watch(engine);
 		expect(changes.map((item) => item.json)).toMatchObject([
 			{
 				event: 'detailsChanged',
 				changedFields: ['officialName', 'registeredAddress'],
 				changes: {
-					officialName: { previous: 'Müller & Söhne Präzisionsteile GmbH', current: 'Müller Präzision GmbH' },
+					officialName: {
+						previous: 'Müller & Söhne Präzisionsteile GmbH',
+						current: 'Müller Präzision GmbH',
+					},
 					registeredAddress: { previous: 'Königstraße 12, 70173 Stuttgart', current: null },
 				},
 			},
@@ -120,7 +143,12 @@ describe('Company Registry › Watch for Changes', () => {
 	it('a failed row under On Error "continue" carries its error, never a change event', async () => {
 		await watch(engine);
 		sandbox.setFaults({ share504: 1 });
-		const { changes } = await watch(engine, LIST.slice(0, 1), {}, { onError: 'continueRegularOutput' });
+		const { changes } = await watch(
+			engine,
+			LIST.slice(0, 1),
+			{},
+			{ onError: 'continueRegularOutput' },
+		);
 		expect(changes).toHaveLength(1);
 		expect(changes[0].json.event).toBeUndefined();
 		expect(changes[0].json.error).toContain('HTTP 504');
@@ -140,26 +168,39 @@ describe('Company Registry › Watch for Changes', () => {
 		await watch(engine);
 		// Two weeks pass for nl/68750123, which the list no longer names.
 		const state = engine.staticDataOf('watch-workflow');
-		const companies = (state['node:Company Registry'] as { companies: Record<string, { d: number }> }).companies;
+		const companies = (
+			state['node:Company Registry'] as { companies: Record<string, { d: number }> }
+		).companies;
 		companies['nl/68750123'].d -= 14;
 		engine.setStaticData(state, 'watch-workflow');
 		await watch(engine, LIST.slice(0, 2), { forgetAfterDays: 30 });
-		expect(Object.keys(engine.staticDataOf('watch-workflow')['node:Company Registry'] as object)).toHaveLength(1);
-		expect(Object.keys((engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: object }).companies)).toContain(
-			'nl/68750123',
-		);
+		expect(
+			Object.keys(engine.staticDataOf('watch-workflow')['node:Company Registry'] as object),
+		).toHaveLength(1);
+		expect(
+			Object.keys(
+				(engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: object })
+					.companies,
+			),
+		).toContain('nl/68750123');
 		await watch(engine, LIST.slice(0, 2), { forgetAfterDays: 7 });
-		const kept = (engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: object }).companies;
+		const kept = (
+			engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: object }
+		).companies;
 		expect(Object.keys(kept).sort()).toEqual(['de/HRB12345', 'gb/04417982']);
 		// Back on the list, it is new again: reported only when first sightings are asked for.
 		const back = await watch(engine, LIST, { reportFirstSightings: true });
-		expect(back.changes.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId])).toEqual([['firstSeen', '68750123']]);
+		expect(
+			back.changes.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId]),
+		).toEqual([['firstSeen', '68750123']]);
 	});
 
 	it('reports first sightings when asked', async () => {
 		const { changes } = await watch(engine, LIST, { reportFirstSightings: true });
 		expect(changes.map((item) => item.json.event)).toEqual(['firstSeen', 'firstSeen', 'firstSeen']);
-		expect(changes[0].json.company).toMatchObject({ officialName: 'Müller & Söhne Präzisionsteile GmbH' });
+		expect(changes[0].json.company).toMatchObject({
+			officialName: 'Müller & Söhne Präzisionsteile GmbH',
+		});
 		expect(changes[0].json.previous).toBeUndefined();
 	});
 
@@ -171,44 +212,71 @@ describe('Company Registry › Watch for Changes', () => {
 	});
 
 	describe('old or corrupt saved state (issue "Hostile world")', () => {
-		const saved = (companies: unknown) => engine.setStaticData({ 'node:Company Registry': { companies } }, 'watch-workflow');
-		const companiesNow = () => (engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: IDataObject }).companies;
+		const saved = (companies: unknown) =>
+			engine.setStaticData({ 'node:Company Registry': { companies } }, 'watch-workflow');
+		const companiesNow = () =>
+			(engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: IDataObject })
+				.companies;
 
 		it.each([
 			['a snapshot without a date', { s: 'A', n: 'Harrowgate Tinware Limited' }],
 			['a date that is not a number', { s: 'A', n: 'Harrowgate Tinware Limited', d: 'yesterday' }],
 			['an unknown status', { s: 'X', n: 'Harrowgate Tinware Limited', d: 20_000 }],
-		])('%s: the entry starts a new baseline, the run neither crashes nor reports a false change', async (_label, snapshot) => {
-			saved({ 'gb/04417982': snapshot });
-			const { changes, errors } = await watch(engine, LIST, {}, { onError: 'continueRegularOutput' });
-			expect(errors).toEqual([]);
-			expect(changes).toEqual([]);
-			expect(companiesNow()['gb/04417982']).toMatchObject({ s: 'A', d: expect.any(Number) });
-			expect(engine.logs.filter((line) => line.includes('watch state had entries')).length).toBe(1);
-			// The next change is reported once, as usual.
-			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
-			expect((await watch(engine)).changes.map((item) => item.json.event)).toEqual(['turnedInactive']);
-			expect((await watch(engine)).changes).toEqual([]);
-		});
+		])(
+			'%s: the entry starts a new baseline, the run neither crashes nor reports a false change',
+			async (_label, snapshot) => {
+				saved({ 'gb/04417982': snapshot });
+				const { changes, errors } = await watch(
+					engine,
+					LIST,
+					{},
+					{ onError: 'continueRegularOutput' },
+				);
+				expect(errors).toEqual([]);
+				expect(changes).toEqual([]);
+				expect(companiesNow()['gb/04417982']).toMatchObject({ s: 'A', d: expect.any(Number) });
+				expect(engine.logs.filter((line) => line.includes('watch state had entries')).length).toBe(
+					1,
+				);
+				// The next change is reported once, as usual.
+				sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+				expect((await watch(engine)).changes.map((item) => item.json.event)).toEqual([
+					'turnedInactive',
+				]);
+				expect((await watch(engine)).changes).toEqual([]);
+			},
+		);
 
 		it.each([
 			['a string', 'corrupt'],
 			['a number', 42],
 			['a list', [{ s: 'A', d: 1 }]],
-		])('companies saved as %s: replaced by a fresh baseline that is saved', async (_label, companies) => {
-			saved(companies);
-			const { changes } = await watch(engine, LIST, {}, { onError: 'continueRegularOutput' });
-			expect(changes).toEqual([]);
-			expect(Object.keys(companiesNow()).sort()).toEqual(['de/HRB12345', 'gb/04417982', 'nl/68750123']);
-		});
+		])(
+			'companies saved as %s: replaced by a fresh baseline that is saved',
+			async (_label, companies) => {
+				saved(companies);
+				const { changes } = await watch(engine, LIST, {}, { onError: 'continueRegularOutput' });
+				expect(changes).toEqual([]);
+				expect(Object.keys(companiesNow()).sort()).toEqual([
+					'de/HRB12345',
+					'gb/04417982',
+					'nl/68750123',
+				]);
+			},
+		);
 	});
 
-	describe('on n8n\'s queue-mode workers and in overlapping runs (issue 12): memory in n8n\'s processed-items store', () => {
+	describe("on n8n's queue-mode workers and in overlapping runs (issue 12): memory in n8n's processed-items store", () => {
 		const onWorker = async (rows: IDataObject[] = LIST, options: IDataObject = {}) => {
-			const result = await engine.execute(watchWorkflow(options), { rows, mode: 'trigger', onWorker: true });
+			const result = await engine.execute(watchWorkflow(options), {
+				rows,
+				mode: 'trigger',
+				onWorker: true,
+			});
 			return result.outputOf(REGISTRY_NODE)[0] ?? [];
 		};
-		const events = (items: INodeExecutionData[]) => items.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId]);
+		const events = (items: INodeExecutionData[]) =>
+			items.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId]);
 
 		it('a worker that starts without the saved static data (n8n 2.41.1) still reports each change exactly once', async () => {
 			expect(await onWorker()).toEqual([]);
@@ -220,7 +288,12 @@ describe('Company Registry › Watch for Changes', () => {
 			// The store knows the previous status; the static data that held the previous day was not loaded.
 			expect(changed[0].json).toMatchObject({
 				changes: { status: { previous: 'Active', current: 'Inactive' } },
-				previous: { isRegistered: true, status: 'Active', officialName: 'Harrowgate Tinware Limited', lastCheckedOn: null },
+				previous: {
+					isRegistered: true,
+					status: 'Active',
+					officialName: 'Harrowgate Tinware Limited',
+					lastCheckedOn: null,
+				},
 			});
 			expect(await onWorker()).toEqual([]);
 			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Active' });
@@ -234,7 +307,10 @@ describe('Company Registry › Watch for Changes', () => {
 
 		it('on a worker, a new name or address is reported; the old one is null where only the store remembered it', async () => {
 			await onWorker();
-			sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { officialName: 'Müller Präzision GmbH' });
+			sandbox.changeCompany(
+				{ country: 'de', companyId: 'HRB12345' },
+				{ officialName: 'Müller Präzision GmbH' },
+			);
 			const [change, ...rest] = await onWorker();
 			expect(rest).toEqual([]);
 			expect(change.json).toMatchObject({
@@ -251,7 +327,9 @@ describe('Company Registry › Watch for Changes', () => {
 			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
 			// Both load the state saved before the change, as overlapping executions do.
 			const [first, second] = await Promise.all([watch(engine), watch(engine)]);
-			expect([...events(first.changes), ...events(second.changes)]).toEqual([['turnedInactive', '04417982']]);
+			expect([...events(first.changes), ...events(second.changes)]).toEqual([
+				['turnedInactive', '04417982'],
+			]);
 			expect((await watch(engine)).changes).toEqual([]);
 		});
 
@@ -262,10 +340,16 @@ describe('Company Registry › Watch for Changes', () => {
 			const upgraded = engineFor(sandbox);
 			upgraded.setStaticData(before, 'watch-workflow');
 			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
-			const run = async () => (await upgraded.execute(watchWorkflow(), { rows: LIST, mode: 'trigger' })).outputOf(REGISTRY_NODE)[0] ?? [];
+			const run = async () =>
+				(await upgraded.execute(watchWorkflow(), { rows: LIST, mode: 'trigger' })).outputOf(
+					REGISTRY_NODE,
+				)[0] ?? [];
 			const changed = await run();
 			expect(events(changed)).toEqual([['turnedInactive', '04417982']]);
-			expect(changed[0].json.previous).toMatchObject({ status: 'Active', lastCheckedOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+			expect(changed[0].json.previous).toMatchObject({
+				status: 'Active',
+				lastCheckedOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+			});
 			expect(await run()).toEqual([]);
 		});
 
@@ -276,15 +360,24 @@ describe('Company Registry › Watch for Changes', () => {
 			engine.processedItems.failWith = new Error('connect ECONNREFUSED 127.0.0.1:5432');
 			const failing = await watch(engine, LIST, {}, { onError: 'continueErrorOutput' });
 			expect(failing.changes).toEqual([]);
-			expect(failing.errors.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+			expect(failing.errors.map((item) => item.pairedItem)).toEqual([
+				{ item: 0 },
+				{ item: 1 },
+				{ item: 2 },
+			]);
 			expect(failing.errors[1].json).toMatchObject({
 				error: "The watch's memory in n8n's database could not be read or saved",
-				details: { description: expect.stringContaining('connect ECONNREFUSED 127.0.0.1:5432'), lookup: { countryCode: 'gb', companyId: '04417982' } },
+				details: {
+					description: expect.stringContaining('connect ECONNREFUSED 127.0.0.1:5432'),
+					lookup: { countryCode: 'gb', companyId: '04417982' },
+				},
 			});
 			expect(engine.staticDataOf('watch-workflow')).toEqual(saved);
 			// Without On Error "continue" the node stops with that error.
 			const stopped = await engine.execute(watchWorkflow(), { rows: LIST, mode: 'trigger' });
-			expect(stopped.errorOf(REGISTRY_NODE)?.message).toContain("The watch's memory in n8n's database could not be read or saved");
+			expect(stopped.errorOf(REGISTRY_NODE)?.message).toContain(
+				"The watch's memory in n8n's database could not be read or saved",
+			);
 			// Reachable again: the change is reported, once.
 			engine.processedItems.failWith = undefined;
 			expect(events((await watch(engine)).changes)).toEqual([['turnedInactive', '04417982']]);
@@ -297,8 +390,94 @@ describe('Company Registry › Watch for Changes', () => {
 		});
 	});
 
+	describe('a company that cannot be checked (issue 26)', () => {
+		const COMPANIES = loadCompanies().slice(0, 20);
+		const TWENTY = COMPANIES.map((company) => ({
+			country: company.country,
+			companyId: company.companyId,
+			state: company.state ?? '',
+		}));
+		const [failingAt, otherAt] = COMPANIES.flatMap((company, index) =>
+			company.status === 'Active' && index > 0 ? [index] : [],
+		);
+		const events = (items: INodeExecutionData[]) =>
+			items.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId]);
+
+		it("at n8n's default On Error, the changes of the other 19 leave in the run in which they happen, with an item for the one that failed", async () => {
+			expect((await watch(engine, TWENTY)).changes).toEqual([]);
+			sandbox.setCompanyFault(TWENTY[failingAt], '500');
+			sandbox.changeCompany(TWENTY[otherAt], { status: 'Inactive' });
+			const { changes } = await watch(engine, TWENTY, { maxAttempts: 1 });
+			// In input order.
+			const expected: Array<[number, string]> = [
+				[failingAt, 'checkFailed'],
+				[otherAt, 'turnedInactive'],
+			];
+			expect(events(changes)).toEqual(
+				expected
+					.sort(([a], [b]) => a - b)
+					.map(([index, event]) => [event, TWENTY[index].companyId]),
+			);
+			const failed = changes.find((item) => item.json.event === 'checkFailed')!;
+			expect(failed.pairedItem).toEqual({ item: failingAt });
+			expect(failed.json).toMatchObject({
+				error: { message: expect.stringContaining('HTTP 500'), kind: 'http' },
+				lastCheckedOn: expect.any(String),
+			});
+			// It turned Inactive meanwhile: reported once it answers again, once.
+			sandbox.changeCompany(TWENTY[failingAt], { status: 'Inactive' });
+			sandbox.setCompanyFault(TWENTY[failingAt], undefined);
+			expect(events((await watch(engine, TWENTY)).changes)).toEqual([
+				['turnedInactive', TWENTY[failingAt].companyId],
+			]);
+			expect((await watch(engine, TWENTY)).changes).toEqual([]);
+		});
+
+		it('on a queue-mode worker too', async () => {
+			const onWorker = async () =>
+				(
+					await engine.execute(watchWorkflow({ maxAttempts: 1 }), {
+						rows: TWENTY,
+						mode: 'trigger',
+						onWorker: true,
+					})
+				).outputOf(REGISTRY_NODE)[0] ?? [];
+			expect(await onWorker()).toEqual([]);
+			sandbox.setCompanyFault(TWENTY[failingAt], '500');
+			sandbox.changeCompany(TWENTY[otherAt], { status: 'Inactive' });
+			expect(
+				events(await onWorker())
+					.map(([event]) => event)
+					.sort(),
+			).toEqual(['checkFailed', 'turnedInactive']);
+			sandbox.changeCompany(TWENTY[failingAt], { status: 'Inactive' });
+			sandbox.setCompanyFault(TWENTY[failingAt], undefined);
+			expect(events(await onWorker())).toEqual([['turnedInactive', TWENTY[failingAt].companyId]]);
+		});
+
+		it('the run fails when nothing could be checked; under On Error "continue (error output)" failed checks go to the error output', async () => {
+			await watch(engine, TWENTY);
+			sandbox.setFaults({ share500: 1 });
+			const stopped = await engine.execute(watchWorkflow({ maxAttempts: 1 }), {
+				rows: TWENTY,
+				mode: 'trigger',
+			});
+			expect(stopped.errorOf(REGISTRY_NODE)?.message).toContain('HTTP 500');
+			sandbox.setFaults({ share500: 0 });
+			sandbox.setCompanyFault(TWENTY[failingAt], '500');
+			const { changes, errors } = await watch(
+				engine,
+				TWENTY,
+				{ maxAttempts: 1 },
+				{ onError: 'continueErrorOutput' },
+			);
+			expect(changes).toEqual([]);
+			expect(errors.map((item) => item.pairedItem)).toEqual([{ item: failingAt }]);
+		});
+	});
+
 	it('keeps the state of a 50,000-company list small (the cost the README gives)', async () => {
-		const { snapshotOf, watchKey } = await import('../../nodes/shared/model/watchState');
+		const { snapshotOf, watchKey } = await import('../../nodes/shared/watch/snapshot');
 		const companies: Record<string, unknown> = {};
 		for (let index = 0; index < 50_000; index++) {
 			const key = { countryCode: 'gb', companyId: String(10_000_000 + index) };

@@ -1,9 +1,37 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
 
-import { companyFields, reportFirstSightingsOption, requestOptions, sortedOptions } from '../../../shared/descriptions';
-import { errorItem, inputRows, lookUpRows, type RequestOptionValues } from '../../../shared/lookupPipeline';
-import { detectChangesInStore, forgetInStore, type ProcessedItemsStore } from '../../../shared/model/watchEntries';
-import { changeItemJson, dayNumber, detectChanges, forgetUnseen, loadWatchState, saveWatchState, type FoundChange } from '../../../shared/model/watchState';
+import {
+	companyFields,
+	reportFirstSightingsOption,
+	requestOptions,
+	sortedOptions,
+} from '../../../shared/descriptions';
+import {
+	errorItem,
+	inputRows,
+	lookUpRows,
+	type RequestOptionValues,
+} from '../../../shared/lookupPipeline';
+import { detectChanges } from '../../../shared/watch/detector';
+import { StaticDataMemory, type WatchMemory } from '../../../shared/watch/memory';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../../../shared/watch/processedItemsMemory';
+import {
+	changeItemJson,
+	dayNumber,
+	watchKey,
+	type FoundChange,
+} from '../../../shared/watch/snapshot';
+import { watchClock } from '../../../shared/watch/clock';
+import { checkFailedItemJson } from '../../../shared/watch/failedChecks';
 
 const show = { resource: ['company'], operation: ['watch'] };
 
@@ -47,63 +75,125 @@ interface WatchOptions extends RequestOptionValues {
 
 /**
  * One output, Changes: an item per company whose registration, status, name or address differs from
- * the last run (or seen first, if asked). A failed lookup is never a change: it leaves as an error item.
+ * the last run (or seen first, if asked). A failed lookup is never a change. At n8n's default On Error it
+ * leaves as an item saying so (event "checkFailed"), and the others' changes leave with it: one company
+ * that cannot be checked never holds back the alerts of the rest; only a run where nothing could be
+ * checked (a broken credential, the registry down) fails. Under "continue" it leaves as an error item.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const continueOnFail = this.continueOnFail();
 	const options = this.getNodeParameter('options', 0, {}) as WatchOptions;
-	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: !continueOnFail });
-
-	const now = new Date();
-	const staticData = this.getWorkflowStaticData('node');
-	const state = loadWatchState(staticData, this.logger);
+	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: false });
 	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
-	const detection = { now, reportFirstSightings: options.reportFirstSightings === true };
-	const store = processedItemsStore(this);
+	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
+	if (!continueOnFail) {
+		// A row that cannot be looked up at all is a broken workflow; so is a run where nothing could be checked.
+		const badInput = failures.find((row) => !row.key);
+		if (badInput) throw badInput.error;
+		if (looked.length === 0 && failures.length > 0) throw failures[0].error;
+	}
+
+	const now = watchClock.now();
+	const { memory, notebook } = watchMemory(this, options, now);
+	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
+	// Read before the memory is written: the day of each failing company's last successful check.
+	const failedChecks = failures.flatMap((row) =>
+		row.key
+			? [
+					{
+						key: row.key,
+						itemIndex: row.itemIndex,
+						row,
+						since: now,
+						lastCheckedDay: notebook.saved(watchKey(row.key))?.d,
+					},
+				]
+			: [],
+	);
 	const items = new Map<number, INodeExecutionData>();
 	let found: FoundChange[] | undefined;
 	try {
-		found = store ? await detectChangesInStore(store, state, looked, detection) : detectChanges(state, looked, detection);
+		found = await detectChanges(memory, looked, unchecked, {
+			now,
+			reportFirstSightings: options.reportFirstSightings === true,
+		});
 	} catch (error) {
 		// Without its memory the watch cannot tell a change: every looked-up company fails, none is a change,
-		// and the state stays as the last run left it (it changes only once the store has answered).
+		// and the memory stays as the last run left it (the static data changes only once the store has answered).
 		const message = "The watch's memory in n8n's database could not be read or saved";
 		const description = `${messageOf(error)}. Nothing was remembered: the next run compares with the last one that was.`;
 		if (!continueOnFail) throw new NodeOperationError(this.getNode(), message, { description });
 		for (const { itemIndex, key } of looked) {
-			items.set(itemIndex, errorItem({ kind: 'failed', itemIndex, key, error: new NodeOperationError(this.getNode(), message, { itemIndex, description }) }));
-		}
-	}
-	if (found) {
-		const forgotten = forgetUnseen(state, dayNumber(now), Number(options.forgetAfterDays) || 0);
-		// A company left in the store is only not new when it comes back: no reason to fail the run.
-		if (store) {
-			await forgetInStore(store, forgotten).catch((error) =>
-				this.logger.warn(`Company Registry: forgotten companies stay in the watch's memory in n8n's database: ${messageOf(error)}`),
+			items.set(
+				itemIndex,
+				errorItem({
+					kind: 'failed',
+					itemIndex,
+					key,
+					error: new NodeOperationError(this.getNode(), message, { itemIndex, description }),
+				}),
 			);
 		}
-		saveWatchState(staticData, state);
-		for (const change of found) {
-			items.set(change.itemIndex, { json: changeItemJson(change, now) as IDataObject, pairedItem: { item: change.itemIndex } });
+	}
+	for (const change of found ?? []) {
+		items.set(change.itemIndex, {
+			json: changeItemJson(change, now) as IDataObject,
+			pairedItem: { item: change.itemIndex },
+		});
+	}
+	if (continueOnFail) for (const row of failures) items.set(row.itemIndex, errorItem(row));
+	else {
+		for (const check of failedChecks) {
+			items.set(check.itemIndex, {
+				json: checkFailedItemJson(check, now) as IDataObject,
+				pairedItem: { item: check.itemIndex },
+			});
 		}
 	}
-	for (const row of rows) if (row.kind === 'failed') items.set(row.itemIndex, errorItem(row));
 	return [[...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item)];
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * n8n's processed-items store, for production runs (see watchEntries). A manual test run remembers
- * nothing, as n8n saves no static data for it either; an n8n without the store leaves the static data alone.
+ * The watch's memory: n8n's processed-items store for production runs (with the static data, where n8n
+ * loaded it, as its notebook), else the static data. A manual test run remembers nothing, as n8n saves no
+ * static data for it either.
  */
+function watchMemory(
+	context: IExecuteFunctions,
+	options: WatchOptions,
+	now: Date,
+): { memory: WatchMemory; notebook: StaticDataMemory } {
+	const days = Number(options.forgetAfterDays) || 0;
+	const today = dayNumber(now);
+	const staticData = new StaticDataMemory(
+		context.getWorkflowStaticData('node'),
+		context.logger,
+		(_id, snapshot) => days <= 0 || today - snapshot.d <= days,
+	);
+	const store = processedItemsStore(context);
+	return {
+		memory: store ? new ProcessedItemsMemory(store, staticData) : staticData,
+		notebook: staticData,
+	};
+}
+
+/** n8n's processed-items store, for production runs; an n8n without it leaves the static data alone. */
 function processedItemsStore(context: IExecuteFunctions): ProcessedItemsStore | undefined {
 	if (context.getMode() === 'manual') return undefined;
 	const { helpers } = context;
-	if (typeof helpers.checkProcessedAndRecord !== 'function' || typeof helpers.removeProcessed !== 'function') return undefined;
-	return helpers;
+	const needed = [
+		helpers.checkProcessedAndRecord,
+		helpers.clearAllProcessedItems,
+		helpers.getProcessedDataCount,
+	];
+	return needed.every((helper) => typeof helper === 'function') ? helpers : undefined;
 }
 
-export function failedRowsOutput(this: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[][] {
+export function failedRowsOutput(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): INodeExecutionData[][] {
 	return [items];
 }

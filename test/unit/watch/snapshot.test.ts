@@ -1,10 +1,15 @@
-import { compareSnapshots, loadWatchState, watchKey } from '../../../nodes/shared/model/watchState';
+import { loadWatchState } from '../../../nodes/shared/watch/memory';
+import { compareSnapshots, watchKey } from '../../../nodes/shared/watch/snapshot';
 
 describe('watch key', () => {
 	it('keeps the readable key earlier versions saved, so existing watches carry on', () => {
 		expect(watchKey({ countryCode: 'de', companyId: 'HRB12345' })).toBe('de/HRB12345');
-		expect(watchKey({ countryCode: 'us', stateCode: 'ca', companyId: 'C0806592' })).toBe('us:ca/C0806592');
-		expect(watchKey({ countryCode: 'jp', companyId: '1010001000001', languageCode: 'en' })).toBe('jp/1010001000001|en');
+		expect(watchKey({ countryCode: 'us', stateCode: 'ca', companyId: 'C0806592' })).toBe(
+			'us:ca/C0806592',
+		);
+		expect(watchKey({ countryCode: 'jp', companyId: '1010001000001', languageCode: 'en' })).toBe(
+			'jp/1010001000001|en',
+		);
 	});
 
 	it('never gives an id holding "|" the key of the same id with a language', () => {
@@ -37,7 +42,12 @@ describe('loading the saved watch state', () => {
 		expect(log.lines).toHaveLength(1);
 	});
 
-	it.each([['a string', 'x'], ['a number', 1], ['a list', []], ['null', null]])('replaces companies saved as %s', (_label, companies) => {
+	it.each([
+		['a string', 'x'],
+		['a number', 1],
+		['a list', []],
+		['null', null],
+	])('replaces companies saved as %s', (_label, companies) => {
 		const log = logger();
 		const state = loadWatchState({ companies }, log);
 		expect(state.companies).toEqual({});
@@ -56,6 +66,8 @@ describe('comparing snapshots', () => {
 	it('reports turning Inactive once, with the fields that changed', () => {
 		const change = compareSnapshots({ s: 'A', n: 'A GmbH', d: 1 }, { s: 'I', n: 'A GmbH', d: 2 });
 		expect(change).toMatchObject({ event: 'turnedInactive', changedFields: ['status'] });
-		expect(compareSnapshots({ s: 'I', n: 'A GmbH', d: 2 }, { s: 'I', n: 'A GmbH', d: 3 })).toBeUndefined();
+		expect(
+			compareSnapshots({ s: 'I', n: 'A GmbH', d: 2 }, { s: 'I', n: 'A GmbH', d: 3 }),
+		).toBeUndefined();
 	});
 });

@@ -1,0 +1,211 @@
+// npm run bench -- --scenario watch (issue 22): Watch for Changes over 1,000 / 10,000 / 100,000 registered
+// companies. Per size a baseline run, then a run after 1% of the companies changed status; per run the
+// node's own CPU time outside lookups, peak RSS, events, and events that are not one of the changes made.
+// 1. The memory: the change detector with n8n's processed-items store (the harness's copy of n8n 2.41.1's
+//    code) and the static data as notebook, given each company's record as the sandbox answers it; own
+//    time = reading and writing the memory, the comparison, and n8n serialising the static data it saves.
+// 2. End to end against the sandbox (rate limit off) in n8n's engine, for 1,000 and 10,000 companies: own
+//    time from the sandbox's last lookup to the end of the run (the sandbox runs in this process; its
+//    100,000 lookups take minutes on a shared machine, so that size runs only in part 1).
+// The last line is part 1's 100,000 run.
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { REGISTRY_NODE, engineFor } from '../harness/fixtures';
+import { loadWorkflow } from '../harness/engine';
+import { ProcessedItemsStore as HarnessStore } from '../harness/processedItems';
+import type { CompanyRecord } from '../nodes/shared/model/companyRecord';
+import { detectChanges } from '../nodes/shared/watch/detector';
+import { StaticDataMemory } from '../nodes/shared/watch/memory';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../nodes/shared/watch/processedItemsMemory';
+import type { StoredCompany } from '../sandbox/registry';
+import { startSandbox } from '../sandbox/server';
+
+const SIZES = [1_000, 10_000, 100_000];
+const ENGINE_SIZES = [1_000, 10_000];
+
+function companies(count: number): StoredCompany[] {
+	return Array.from({ length: count }, (_, index) => ({
+		country: 'gb',
+		companyId: String(40_000_000 + index),
+		officialName: `Example Trading Company ${index} Limited`,
+		status: 'Active',
+		registrationDate: '2015-10-28',
+		registeredAddress: `${index} High Street, Leeds, LS1 ${index % 9}AB`,
+	}));
+}
+
+function watchWorkflow() {
+	const workflow = loadWorkflow('test/workflows/watch-companies.json');
+	const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
+	node.parameters = { ...node.parameters, options: { maxConcurrency: 100 } } as INodeParameters;
+	return workflow;
+}
+
+let peakRss = 0;
+const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
+
+interface RunFigures {
+	ownCpuS: number;
+	events: number;
+	falseEvents: number;
+	missed: number;
+	/** Of ownCpuS, in n8n's store code. */
+	storeCpuS?: number;
+}
+
+/** The record the sandbox answers for a stored company. */
+const recordOf = (company: StoredCompany): CompanyRecord =>
+	({
+		isRegistered: true,
+		officialName: company.officialName,
+		status: company.status,
+		registrationDate: company.registrationDate,
+		registeredAddress: company.registeredAddress,
+	}) as CompanyRecord;
+
+/** CPU time spent in n8n's store code (hashing, its Set, copying the row): part of own time, shown apart. */
+let storeCpuUs = 0;
+async function timed<T>(call: () => Promise<T>): Promise<T> {
+	const started = process.cpuUsage();
+	try {
+		return await call();
+	} finally {
+		const used = process.cpuUsage(started);
+		storeCpuUs += used.user + used.system;
+	}
+}
+
+function helpersOf(store: HarnessStore): ProcessedItemsStore {
+	const context = { workflow: { id: 'watch-workflow' }, node: { id: 'watch-node' } } as never;
+	return {
+		checkProcessedAndRecord: async (items, scope, options) =>
+			await timed(async () => await store.checkProcessedAndRecord(items, scope, context, options)),
+		clearAllProcessedItems: async (scope) =>
+			await timed(async () => await store.clearAllProcessedItems(scope, context)),
+		getProcessedDataCount: async (scope, options) =>
+			await timed(async () => await store.getProcessedDataCount(scope, context, options)),
+	};
+}
+
+export async function memoryRuns(size: number): Promise<string> {
+	const stored = companies(size);
+	const store = new HarnessStore();
+	let saved = '{}';
+	peakRss = 0;
+	const sampler = setInterval(sampleRss, 20);
+	const run = async (changed: Set<string>, day: number): Promise<RunFigures> => {
+		const checked = stored.map((company, itemIndex) => ({
+			key: { countryCode: 'gb', companyId: company.companyId },
+			record: recordOf(company),
+			itemIndex,
+		}));
+		storeCpuUs = 0;
+		const started = process.cpuUsage();
+		// n8n loads the static data it saved, the node reads and writes its memory, n8n saves the static data.
+		const staticData = JSON.parse(saved) as Record<string, unknown>;
+		const notebook = new StaticDataMemory(staticData, { warn: () => undefined }, () => true);
+		const found = await detectChanges(
+			new ProcessedItemsMemory(helpersOf(store), notebook),
+			checked,
+			[],
+			{
+				now: new Date(Date.UTC(2026, 10, day)),
+				reportFirstSightings: false,
+			},
+		);
+		saved = JSON.stringify(staticData);
+		const own = process.cpuUsage(started);
+		sampleRss();
+		const falseEvents = found.filter(
+			(change) => change.change.event !== 'turnedInactive' || !changed.has(change.key.companyId),
+		).length;
+		return {
+			ownCpuS: (own.user + own.system) / 1e6,
+			storeCpuS: storeCpuUs / 1e6,
+			events: found.length,
+			falseEvents,
+			missed: changed.size - (found.length - falseEvents),
+		};
+	};
+	try {
+		const baseline = await run(new Set(), 1);
+		const changed = new Set<string>();
+		for (let index = 0; index < size; index += 100) {
+			stored[index].status = 'Inactive';
+			changed.add(stored[index].companyId);
+		}
+		const second = await run(changed, 2);
+		const rssMb = Math.round(peakRss / 1_048_576);
+		console.log(
+			`memory ${size} companies: baseline own_cpu_s=${baseline.ownCpuS.toFixed(3)} (store ${baseline.storeCpuS!.toFixed(3)}) events=${baseline.events}; after ${changed.size} changes own_cpu_s=${second.ownCpuS.toFixed(3)} (store ${second.storeCpuS!.toFixed(3)}) events=${second.events} false_events=${second.falseEvents} missed=${second.missed}; store entries ${store.entriesOf('watch-workflow', 'watch-node')}, static data ${(saved.length / 1_048_576).toFixed(1)} MB; peak rss_mb=${rssMb}`,
+		);
+		const ownCpu = Math.max(baseline.ownCpuS, second.ownCpuS);
+		return `bench: scenario=watch-${size} companies=${size} own_cpu_s=${ownCpu.toFixed(3)} rss_mb=${rssMb} false_events=${baseline.falseEvents + second.falseEvents}`;
+	} finally {
+		clearInterval(sampler);
+	}
+}
+
+/** `memoryOnly`: part 1 alone (npm run bench -- --scenario watch --quick). */
+export async function watchBench(memoryOnly = false): Promise<void> {
+	const lines: string[] = [];
+	for (const size of SIZES) lines.push(await memoryRuns(size));
+	for (const size of memoryOnly ? [] : ENGINE_SIZES) {
+		const stored = companies(size);
+		const sandbox = await startSandbox({
+			port: 0,
+			rateLimit: { ratePerSecond: 1e9, burst: 1e9 },
+			companies: stored,
+		});
+		const sampler = setInterval(sampleRss, 50);
+		peakRss = 0;
+		try {
+			const engine = engineFor(sandbox);
+			const rows: IDataObject[] = stored.map((company) => ({
+				country: company.country,
+				companyId: company.companyId,
+			}));
+			let lastLookupCpu = process.cpuUsage();
+			sandbox.onLookup(() => (lastLookupCpu = process.cpuUsage()));
+			const run = async (changed: Set<string>): Promise<RunFigures> => {
+				const result = await engine.execute(watchWorkflow(), { rows, mode: 'trigger' });
+				const own = process.cpuUsage(lastLookupCpu);
+				sampleRss();
+				const items = result.outputOf(REGISTRY_NODE)[0] ?? [];
+				const falseEvents = items.filter(
+					(item) =>
+						item.json.event !== 'turnedInactive' ||
+						!changed.has(String((item.json.lookup as IDataObject).companyId)),
+				).length;
+				return {
+					ownCpuS: (own.user + own.system) / 1e6,
+					events: items.length,
+					falseEvents,
+					missed: changed.size - (items.length - falseEvents),
+				};
+			};
+			const baseline = await run(new Set());
+			const changed = new Set<string>();
+			for (let index = 0; index < size; index += 100) {
+				sandbox.changeCompany(
+					{ country: 'gb', companyId: stored[index].companyId },
+					{ status: 'Inactive' },
+				);
+				changed.add(stored[index].companyId);
+			}
+			const second = await run(changed);
+			const rssMb = Math.round(peakRss / 1_048_576);
+			console.log(
+				`engine ${size} companies: baseline own_cpu_s=${baseline.ownCpuS.toFixed(3)} events=${baseline.events}; after ${changed.size} changes own_cpu_s=${second.ownCpuS.toFixed(3)} events=${second.events} false_events=${second.falseEvents} missed=${second.missed}; peak rss_mb=${rssMb}`,
+			);
+		} finally {
+			clearInterval(sampler);
+			sandbox.onLookup(undefined);
+			await sandbox.close();
+		}
+	}
+	for (const line of lines) console.log(line);
+}

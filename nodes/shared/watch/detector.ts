@@ -1,0 +1,64 @@
+import type { CompanyRecord } from '../model/companyRecord';
+import type { LookupKey } from '../model/lookupKey';
+import type { WatchMemory } from './memory';
+import {
+	FIRST_SEEN,
+	compareSnapshots,
+	dayNumber,
+	snapshotOf,
+	watchKey,
+	type CompanySnapshot,
+	type FoundChange,
+} from './snapshot';
+
+export interface CheckedCompany {
+	key: LookupKey;
+	record: CompanyRecord;
+	/** The input row (or list entry) it was checked for. */
+	itemIndex: number;
+}
+
+/**
+ * The one change detector of Watch for Changes and the trigger: reads the memory once, compares each
+ * checked company with it, writes the memory once, and returns the changes (and first sightings, when
+ * asked for). Several rows for one company count once. A company that could not be checked is no change:
+ * the memory keeps what it knew of it, so a change made meanwhile is reported when it can be checked again.
+ */
+export async function detectChanges(
+	memory: WatchMemory,
+	checked: readonly CheckedCompany[],
+	unchecked: readonly LookupKey[],
+	options: { now: Date; reportFirstSightings: boolean },
+): Promise<FoundChange[]> {
+	const today = dayNumber(options.now);
+	const current = new Map<string, CompanySnapshot>();
+	const companies: CheckedCompany[] = [];
+	const ids: string[] = [];
+	for (const company of checked) {
+		const id = watchKey(company.key);
+		if (current.has(id)) continue;
+		current.set(id, snapshotOf(company.record, today));
+		companies.push(company);
+		ids.push(id);
+	}
+	const failed = [...new Set(unchecked.map(watchKey))].filter((id) => !current.has(id));
+
+	const known = await memory.recall(current, failed);
+	const found: FoundChange[] = [];
+	for (const [index, { key, record, itemIndex }] of companies.entries()) {
+		const id = ids[index];
+		const recollection = known.get(id);
+		if (!recollection) {
+			if (options.reportFirstSightings) found.push({ key, record, itemIndex, change: FIRST_SEEN });
+			continue;
+		}
+		const change = compareSnapshots(
+			recollection.previous,
+			current.get(id)!,
+			recollection.detailsChanged,
+		);
+		if (change) found.push({ key, record, change, previous: recollection.previous, itemIndex });
+	}
+	await memory.remember(current, failed);
+	return found;
+}

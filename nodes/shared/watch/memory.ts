@@ -1,0 +1,149 @@
+import { companySnapshotSchema, type CompanySnapshot, type PreviousSnapshot } from './snapshot';
+
+/**
+ * What a watch remembers between runs, behind one interface: the change detector reads it once and
+ * writes it once a run. Two implementations: the workflow's static data (here) and n8n's processed-items
+ * store (processedItemsMemory.ts), for queue-mode workers, which start without static data.
+ */
+export interface WatchMemory {
+	/**
+	 * What was known of each company before, given its current snapshot (the store can only say whether
+	 * a value was seen). A company the memory does not know, or no longer knows, is absent: it starts a
+	 * new baseline.
+	 */
+	recall(
+		current: ReadonlyMap<string, CompanySnapshot>,
+		unchecked: readonly string[],
+	): Promise<ReadonlyMap<string, Recollection>>;
+	/** Remembers the current snapshots; a company that could not be checked keeps what was known of it. */
+	remember(
+		current: ReadonlyMap<string, CompanySnapshot>,
+		unchecked: readonly string[],
+	): Promise<void>;
+}
+
+export interface Recollection {
+	previous: PreviousSnapshot;
+	/** Where only the store knows: whether the name and the address changed (their old values may be unknown). */
+	detailsChanged?: { officialName: boolean; registeredAddress: boolean };
+}
+
+interface Logger {
+	warn(message: string, meta?: object): void;
+}
+
+/**
+ * Checks the companies n8n loaded (they may be old, hand-edited or corrupt) and mends them in place:
+ * entries that are not snapshots are dropped, so their companies start a new baseline instead of
+ * producing a false change or crashing every run. Returns how many were dropped (a whole bad list counts one).
+ */
+function repairCompanies(state: Record<string, unknown>): number {
+	const companies = state.companies;
+	if (companies === undefined) return 0;
+	if (typeof companies !== 'object' || companies === null || Array.isArray(companies)) {
+		state.companies = {};
+		return 1;
+	}
+	let dropped = 0;
+	for (const [key, snapshot] of Object.entries(companies as Record<string, unknown>)) {
+		if (!isPlainSnapshot(snapshot) && !companySnapshotSchema.safeParse(snapshot).success) {
+			delete (companies as Record<string, unknown>)[key];
+			dropped += 1;
+		}
+	}
+	return dropped;
+}
+
+/**
+ * The common case of companySnapshotSchema, checked by hand: 100,000 zod parses a run cost more than the
+ * comparison itself. Anything else goes through the schema.
+ */
+function isPlainSnapshot(value: unknown): boolean {
+	if (typeof value !== 'object' || value === null) return false;
+	const { s, n, a, d } = value as Record<string, unknown>;
+	return (
+		(s === 'A' || s === 'I' || s === 'N') &&
+		(n === undefined || typeof n === 'string') &&
+		(a === undefined || typeof a === 'string') &&
+		typeof d === 'number' &&
+		Number.isInteger(d) &&
+		d >= 0
+	);
+}
+
+/** The companies a watch keeps in n8n's static data, checked and mended; what was dropped is said once in n8n's log. */
+export function loadWatchState(
+	staticData: Record<string, unknown>,
+	logger: Logger,
+): { companies?: Record<string, CompanySnapshot> } {
+	const dropped = repairCompanies(staticData);
+	if (dropped > 0) {
+		logger.warn(
+			'Company Registry: the saved watch state had entries that are not company snapshots; they were dropped and start a new baseline',
+			{ dropped },
+		);
+	}
+	return staticData as { companies?: Record<string, CompanySnapshot> };
+}
+
+/**
+ * The memory in the workflow's static data: one snapshot per company key. `keep` says which companies
+ * that were neither checked nor tried this run stay (the trigger: those still listed; Watch for
+ * Changes: those seen within Forget Companies Not Seen For).
+ */
+export class StaticDataMemory implements WatchMemory {
+	private readonly companies: Record<string, CompanySnapshot>;
+
+	constructor(
+		private readonly staticData: Record<string, unknown>,
+		logger: Logger,
+		private readonly keep: (id: string, snapshot: CompanySnapshot) => boolean,
+	) {
+		this.companies = loadWatchState(staticData, logger).companies ?? {};
+	}
+
+	/** The saved snapshot of a company, if any. */
+	saved(id: string): CompanySnapshot | undefined {
+		return Object.hasOwn(this.companies, id) ? this.companies[id] : undefined;
+	}
+
+	/** The companies this memory keeps although this run named them not. */
+	kept(current: ReadonlyMap<string, CompanySnapshot>): string[] {
+		return Object.keys(this.companies).filter(
+			(id) => !current.has(id) && this.keep(id, this.companies[id]),
+		);
+	}
+
+	get isEmpty(): boolean {
+		for (const id in this.companies) if (Object.hasOwn(this.companies, id)) return false;
+		return true;
+	}
+
+	async recall(
+		current: ReadonlyMap<string, CompanySnapshot>,
+	): Promise<ReadonlyMap<string, Recollection>> {
+		const known = new Map<string, Recollection>();
+		for (const id of current.keys()) {
+			const previous = this.saved(id);
+			if (previous) known.set(id, { previous });
+		}
+		return known;
+	}
+
+	async remember(
+		current: ReadonlyMap<string, CompanySnapshot>,
+		unchecked: readonly string[],
+	): Promise<void> {
+		const next: Record<string, CompanySnapshot> = {};
+		const failed = new Set(unchecked);
+		for (const id in this.companies) {
+			if (current.has(id) || !Object.hasOwn(this.companies, id)) continue;
+			const snapshot = this.companies[id];
+			if (failed.has(id) || this.keep(id, snapshot)) next[id] = snapshot;
+		}
+		for (const [id, snapshot] of current) next[id] = snapshot;
+		// n8n notices changes to static data only through the objects it handed out: assigning the list
+		// marks the state changed, so n8n saves it whole.
+		this.staticData.companies = next;
+	}
+}

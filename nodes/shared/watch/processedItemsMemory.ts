@@ -1,0 +1,229 @@
+import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
+
+import type { Recollection, StaticDataMemory, WatchMemory } from './memory';
+import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
+
+/**
+ * The watch's memory in n8n's processed-items store (the deduplication helpers, kept in n8n's database).
+ * Why: a queue-mode worker of n8n 2.41.1 starts every execution without the saved static data, and
+ * overlapping runs overwrite each other's static data (last writer wins).
+ *
+ * What n8n 2.41.1 offers ('entries' mode; measured in harness/processedItems.ts, which follows it): one
+ * row per node holding MD5 hashes in the order they came. checkProcessedAndRecord reads the row, says
+ * which values it held, appends the others and writes the row back, dropping the oldest beyond
+ * `maxEntries`: linear. removeProcessed searches the whole row once per value: a run that removes one
+ * value per company is quadratic (10,000 companies: 3 s; 100,000: minutes). clearAllProcessedItems
+ * deletes the row. So a run reads once, compares, and writes the memory anew:
+ *   1. records each company's full entry (status, name and address in one): those it held are unchanged;
+ *   2. for the few that are not, asks for each status, the current name and address (and the static
+ *      data's, where n8n loaded it): which status it had, and which of the details changed;
+ *   3. clears the row and records the current entries, company by company.
+ * A company's entries go in one order, full entry first and status entry second: n8n drops the oldest
+ * first, so a company whose status entry survived kept its name and address entries too. One whose
+ * status entry was dropped is unknown: a new baseline, never a false change.
+ */
+export type ProcessedItemsStore = Pick<
+	DeduplicationHelperFunctions,
+	'checkProcessedAndRecord' | 'clearAllProcessedItems' | 'getProcessedDataCount'
+>;
+
+/** Four entries a registered company: room for 125,000 companies; beyond, the first of the list start a new baseline each run. */
+const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };
+
+const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
+
+/** One entry: JSON, so that no company id, name or address can pose as another entry (the forms of earlier versions). */
+const statusEntry = (id: string, status: CompanySnapshot['s']) =>
+	JSON.stringify([id, 'status', status]);
+const nameEntry = (id: string, name: string | undefined) =>
+	JSON.stringify([id, 'name', name ?? null]);
+const addressEntry = (id: string, address: string | undefined) =>
+	JSON.stringify([id, 'address', address ?? null]);
+/** Said of a company that could not be checked where only its status was known: its name and address are not. */
+const detailsUnknownEntry = (id: string) => JSON.stringify([id, 'details', 'unknown']);
+
+function fullEntry(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string {
+	// Not registered: the status says all.
+	if (snapshot.s === 'N') return statusEntry(id, 'N');
+	return JSON.stringify([id, 'company', snapshot.s, snapshot.n ?? null, snapshot.a ?? null]);
+}
+
+/** A company's entries, in the order that keeps them safe from n8n's trimming (see above). */
+function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
+	if (snapshot.s === 'N') return [statusEntry(id, 'N')];
+	return [
+		fullEntry(id, snapshot),
+		statusEntry(id, snapshot.s),
+		nameEntry(id, snapshot.n),
+		addressEntry(id, snapshot.a),
+	];
+}
+
+export class ProcessedItemsMemory implements WatchMemory {
+	/** What `remember` writes for companies this run could not check (or did not name): their previous entries. */
+	private carried: string[] = [];
+	/** Each named company's whole-record entry, made once a run. */
+	private readonly fullEntries = new Map<string, string>();
+
+	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
+	constructor(
+		private readonly store: ProcessedItemsStore,
+		private readonly notebook?: StaticDataMemory,
+	) {}
+
+	async recall(
+		current: ReadonlyMap<string, CompanySnapshot>,
+		unchecked: readonly string[],
+	): Promise<ReadonlyMap<string, Recollection>> {
+		const saved = (id: string) => this.notebook?.saved(id);
+		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
+		// only). Then nothing is asked of it, and only the static data can be the memory.
+		const storeIsNew =
+			(await this.call(
+				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
+			)) === 0;
+		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])].filter(
+			(id) => !current.has(id),
+		);
+
+		// 1. The full entries: one per company named now, and the static data's for those not checked.
+		this.fullEntries.clear();
+		for (const [id, snapshot] of current) this.fullEntries.set(id, fullEntry(id, snapshot));
+		const notebookEntries = absent.flatMap((id) => {
+			const snapshot = saved(id);
+			return snapshot ? [fullEntry(id, snapshot)] : [];
+		});
+		// Most companies are unchanged: the few new entries are what a run has to look at.
+		const firstNew = await this.record([...this.fullEntries.values(), ...notebookEntries]);
+		const changed = [...current.keys()].filter((id) => firstNew.has(this.fullEntries.get(id)!));
+		const carriedWhole = absent.filter((id) => {
+			const snapshot = saved(id);
+			return snapshot !== undefined && !firstNew.has(fullEntry(id, snapshot));
+		});
+		const carriedWholeSet = new Set(carriedWhole);
+		const statusOnly = absent.filter((id) => !carriedWholeSet.has(id));
+
+		// 2. For the rest: each status, and the names and addresses that may have been.
+		const questions = storeIsNew
+			? []
+			: [
+					...changed.flatMap((id) => {
+						const now = current.get(id)!;
+						const before = saved(id);
+						return [
+							// A company not registered now asked for its status entry in step 1 already (and recorded it).
+							...STATUSES.filter((status) => status !== 'N' || now.s !== 'N').map((status) =>
+								statusEntry(id, status),
+							),
+							nameEntry(id, now.n),
+							addressEntry(id, now.a),
+							detailsUnknownEntry(id),
+							...(before ? [nameEntry(id, before.n), addressEntry(id, before.a)] : []),
+						];
+					}),
+					...statusOnly.flatMap((id) => [
+						...STATUSES.map((status) => statusEntry(id, status)),
+						detailsUnknownEntry(id),
+					]),
+				];
+		const secondNew = await this.record(questions);
+		// Only entries asked in step 2 are looked up here.
+		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
+		/** `now`: the status a changed company has now, whose entry step 1 found missing (and did not ask again). */
+		const statusOf = (id: string, now?: CompanySnapshot['s']) => {
+			const held = STATUSES.filter((status) =>
+				status === 'N' && now === 'N' ? false : answers.has(statusEntry(id, status)),
+			);
+			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
+			return held.length === 1 ? held[0] : undefined;
+		};
+		const changedSet = new Set(changed);
+
+		const known = new Map<string, Recollection>();
+		for (const [id, now] of current) {
+			const before = saved(id);
+			if (!changedSet.has(id)) {
+				// Unchanged: compared with itself (a change is never shown against it).
+				known.set(id, { previous: now });
+				continue;
+			}
+			const status = statusOf(id, now.s);
+			if (status === undefined) {
+				// Unknown to the store. Only where the store has never held anything is the static data the memory.
+				if (storeIsNew && before) known.set(id, { previous: before });
+				continue;
+			}
+			const detailsUnknown = answers.has(detailsUnknownEntry(id));
+			const nameChanged = !detailsUnknown && status !== 'N' && !answers.has(nameEntry(id, now.n));
+			const addressChanged =
+				!detailsUnknown && status !== 'N' && !answers.has(addressEntry(id, now.a));
+			// The static data's old value where the store confirms it was the last one.
+			const old = <F extends 'n' | 'a'>(
+				field: F,
+				entry: (id: string, value: string | undefined) => string,
+			) => (before && answers.has(entry(id, before[field])) ? before[field] : undefined);
+			const previous: PreviousSnapshot = {
+				s: status,
+				n: nameChanged ? old('n', nameEntry) : now.n,
+				a: addressChanged ? old('a', addressEntry) : now.a,
+				...(before ? { d: before.d } : {}),
+			};
+			known.set(id, {
+				previous,
+				detailsChanged: { officialName: nameChanged, registeredAddress: addressChanged },
+			});
+		}
+
+		this.carried = [
+			...carriedWhole.flatMap((id) => entriesOf(id, saved(id)!)),
+			...statusOnly.flatMap((id) => {
+				const status = statusOf(id);
+				if (status === undefined) return [];
+				return status === 'N'
+					? [statusEntry(id, 'N')]
+					: [statusEntry(id, status), detailsUnknownEntry(id)];
+			}),
+		];
+		return known;
+	}
+
+	async remember(
+		current: ReadonlyMap<string, CompanySnapshot>,
+		unchecked: readonly string[],
+	): Promise<void> {
+		const entries = this.carried;
+		for (const [id, snapshot] of current) {
+			const full = this.fullEntries.get(id) ?? fullEntry(id, snapshot);
+			if (snapshot.s === 'N') entries.push(full);
+			else
+				entries.push(
+					full,
+					statusEntry(id, snapshot.s),
+					nameEntry(id, snapshot.n),
+					addressEntry(id, snapshot.a),
+				);
+		}
+		// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
+		await this.call(async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS));
+		await this.record(entries);
+		// The notebook changes only once the store has answered.
+		await this.notebook?.remember(current, unchecked);
+	}
+
+	/** Records entries; returns those the store did not hold before (the few, in a run where little changed). */
+	private async record(entries: string[]): Promise<Set<string>> {
+		if (entries.length === 0) return new Set();
+		const output = await this.call(
+			async () => await this.store.checkProcessedAndRecord(entries, 'node', STORE_OPTIONS),
+		);
+		return new Set(output.new.map(String));
+	}
+
+	/**
+	 * n8n reads and rewrites the store's row per call: two runs whose first calls meet at the same moment
+	 * insert it twice, and one fails. That call is made once more, and then finds the row.
+	 */
+	private async call<T>(call: () => Promise<T>): Promise<T> {
+		return await call().catch(call);
+	}
+}

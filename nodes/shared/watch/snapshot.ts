@@ -1,0 +1,151 @@
+import { z } from 'zod';
+
+import type { CompanyRecord } from '../model/companyRecord';
+import type { LookupKey } from '../model/lookupKey';
+
+/**
+ * What is remembered of one company between executions, in the workflow's static data. Short field
+ * names keep a 50,000-company list small: about 120 bytes a company with a name and an address.
+ */
+export const companySnapshotSchema = z.object({
+	/** 'A' Active, 'I' Inactive, 'N' not registered. */
+	s: z.enum(['A', 'I', 'N']),
+	/** Official name, when registered. */
+	n: z.string().optional(),
+	/** Registered address, when registered and known. */
+	a: z.string().optional(),
+	/** The last day the company was looked up, in days since 1970-01-01 (UTC). */
+	d: z.number().int().nonnegative(),
+});
+
+export type CompanySnapshot = z.infer<typeof companySnapshotSchema>;
+
+/** What was known of a company before; the last check's day is not known where only n8n's processed-items store remembered it. */
+export type PreviousSnapshot = Omit<CompanySnapshot, 'd'> & { d?: number };
+
+export type WatchedField = 'registration' | 'status' | 'officialName' | 'registeredAddress';
+
+export type WatchEvent =
+	| 'firstSeen'
+	| 'deregistered'
+	| 'reregistered'
+	| 'turnedInactive'
+	| 'turnedActive'
+	| 'detailsChanged';
+
+export interface CompanyChange {
+	event: WatchEvent;
+	changedFields: WatchedField[];
+	changes: Partial<
+		Record<WatchedField, { previous: string | boolean | null; current: string | boolean | null }>
+	>;
+}
+
+export const dayNumber = (time: Date): number => Math.floor(time.getTime() / 86_400_000);
+
+export const FIRST_SEEN: CompanyChange = { event: 'firstSeen', changedFields: [], changes: {} };
+
+/** `%` and `|` percent-encoded, so that an id holding `|` cannot pose as an id with a language. */
+const keyPart = (text: string) => text.replace(/%/g, '%25').replace(/\|/g, '%7C');
+
+/**
+ * The key a company is remembered under: readable in the static data, one per country, state, id and
+ * language, and never the same for two different lookups (`de/X|en` is id X in English; id `X|en`
+ * is `de/X%7Cen`). Ids without `%` or `|` keep the key earlier versions gave them.
+ */
+export function watchKey(key: LookupKey): string {
+	const state = key.stateCode ? `:${key.stateCode}` : '';
+	const language = key.languageCode ? `|${keyPart(key.languageCode)}` : '';
+	return `${key.countryCode}${state}/${keyPart(key.companyId)}${language}`;
+}
+
+export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot {
+	if (!record.isRegistered) return { s: 'N', d: day };
+	return {
+		s: record.status === 'Active' ? 'A' : 'I',
+		n: record.officialName,
+		...(record.registeredAddress !== undefined ? { a: record.registeredAddress } : {}),
+		d: day,
+	};
+}
+
+const statusName = (snapshot: Pick<CompanySnapshot, 's'>) =>
+	snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null;
+
+/**
+ * What changed between the last snapshot and the current one, or undefined when nothing did.
+ * Leaving or re-entering the register is one change ("registration"), not four.
+ */
+export function compareSnapshots(
+	previous: PreviousSnapshot,
+	current: CompanySnapshot,
+	/** Where only n8n's processed-items store knows: whether the name and address changed (their old values may not be known). */
+	detailsChanged?: { officialName: boolean; registeredAddress: boolean },
+): CompanyChange | undefined {
+	const wasRegistered = previous.s !== 'N';
+	const isRegistered = current.s !== 'N';
+	if (wasRegistered !== isRegistered) {
+		return {
+			event: isRegistered ? 'reregistered' : 'deregistered',
+			changedFields: ['registration'],
+			changes: { registration: { previous: wasRegistered, current: isRegistered } },
+		};
+	}
+	if (!isRegistered) return undefined;
+	const change: CompanyChange = { event: 'detailsChanged', changedFields: [], changes: {} };
+	const compare = (
+		field: Exclude<WatchedField, 'registration'>,
+		before: string | null,
+		after: string | null,
+	) => {
+		const changed =
+			field === 'status' || !detailsChanged ? before !== after : detailsChanged[field];
+		if (!changed) return;
+		change.changedFields.push(field);
+		change.changes[field] = { previous: before, current: after };
+	};
+	compare('status', statusName(previous), statusName(current));
+	compare('officialName', previous.n ?? null, current.n ?? null);
+	compare('registeredAddress', previous.a ?? null, current.a ?? null);
+	if (change.changedFields.length === 0) return undefined;
+	if (change.changes.status) change.event = current.s === 'I' ? 'turnedInactive' : 'turnedActive';
+	return change;
+}
+
+/** A company found changed (or seen first), with the input row it was found on. */
+export interface FoundChange {
+	key: LookupKey;
+	record: CompanyRecord;
+	change: CompanyChange;
+	previous?: PreviousSnapshot;
+	itemIndex: number;
+}
+
+export const isoDay = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+
+/** The JSON of one change item, as both the Watch for Changes operation and the trigger output it. */
+export function changeItemJson(
+	found: Pick<FoundChange, 'key' | 'record' | 'change' | 'previous'>,
+	now: Date,
+) {
+	const { previous } = found;
+	return {
+		event: found.change.event,
+		changedFields: found.change.changedFields,
+		changes: found.change.changes,
+		company: { ...found.record },
+		...(previous
+			? {
+					previous: {
+						isRegistered: previous.s !== 'N',
+						status: statusName(previous),
+						officialName: previous.n ?? null,
+						registeredAddress: previous.a ?? null,
+						lastCheckedOn: previous.d !== undefined ? isoDay(previous.d) : null,
+					},
+				}
+			: {}),
+		lookup: { ...found.key },
+		detectedAt: now.toISOString(),
+	};
+}

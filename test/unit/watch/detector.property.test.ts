@@ -1,0 +1,216 @@
+import type { ICheckProcessedOptions } from 'n8n-workflow';
+
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../../../nodes/shared/watch/processedItemsMemory';
+import {
+	compareSnapshots,
+	snapshotOf,
+	type CompanyChange,
+} from '../../../nodes/shared/watch/snapshot';
+import { mulberry32 } from '../../../sandbox/faults';
+
+// Issue 22: the change detector against a reference model, over random lists, changes, failed checks,
+// restarts and store capacities. The model remembers each company's state at its last successful check
+// (as an ideal memory would) and says what changed. The detector may miss a change only where its memory
+// was dropped (at the store's capacity, or on a worker for a company it could not check); it never reports
+// one the model does not, and with room enough it reports exactly the model's.
+
+type Variant = 'static data' | 'store on a worker' | 'store with static data';
+interface Company {
+	key: LookupKey;
+	record: CompanyRecord;
+}
+
+const NAMES = ['Alpha GmbH', 'Beta GmbH', 'Gamma GmbH'];
+const ADDRESSES = ['Hauptstr. 1', 'Ring 2', undefined];
+
+function record(random: () => number, registered = true): CompanyRecord {
+	if (!registered)
+		return {
+			isRegistered: false,
+			officialName: 'N/A',
+			status: 'N/A',
+			registrationDate: 'N/A',
+		} as unknown as CompanyRecord;
+	const address = ADDRESSES[Math.floor(random() * ADDRESSES.length)];
+	return {
+		isRegistered: true,
+		officialName: NAMES[Math.floor(random() * NAMES.length)],
+		status: random() < 0.5 ? 'Active' : 'Inactive',
+		registrationDate: '2001-01-01',
+		...(address ? { registeredAddress: address } : {}),
+	} as CompanyRecord;
+}
+
+/** One change of a company's record: status, name, address or registration; values repeat (A, B, A). */
+function mutate(random: () => number, company: Company): void {
+	const current = company.record as CompanyRecord & {
+		status: string;
+		officialName: string;
+		registeredAddress?: string;
+	};
+	const roll = random();
+	if (!current.isRegistered) {
+		company.record = record(random);
+		return;
+	}
+	if (roll < 0.15) company.record = record(random, false);
+	else if (roll < 0.5)
+		company.record = {
+			...current,
+			status: current.status === 'Active' ? 'Inactive' : 'Active',
+		} as CompanyRecord;
+	else if (roll < 0.75)
+		company.record = {
+			...current,
+			officialName: NAMES[Math.floor(random() * NAMES.length)],
+		} as CompanyRecord;
+	else {
+		const address = ADDRESSES[Math.floor(random() * ADDRESSES.length)];
+		const { registeredAddress: _old, ...rest } = current;
+		company.record = {
+			...rest,
+			...(address ? { registeredAddress: address } : {}),
+		} as CompanyRecord;
+	}
+}
+
+/** The harness's copy of n8n's store, as a node's helpers reach it. */
+function helpersOf(store: HarnessStore): ProcessedItemsStore {
+	const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
+	return {
+		checkProcessedAndRecord: async (items, scope, options) =>
+			await store.checkProcessedAndRecord(items, scope, context, options),
+		clearAllProcessedItems: async (scope) => await store.clearAllProcessedItems(scope, context),
+		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) =>
+			await store.getProcessedDataCount(scope, context, options),
+	};
+}
+
+const logger = { warn: () => undefined };
+
+function simulate(seed: number, variant: Variant) {
+	const random = mulberry32(seed);
+	const size = 2 + Math.floor(random() * 25);
+	const companies: Company[] = Array.from({ length: size }, (_, index) => ({
+		key: { countryCode: 'de', companyId: `HRB${index}` },
+		record: record(random, random() < 0.9),
+	}));
+	const store = new HarnessStore();
+	// Some runs with room for every company, some with room for a few.
+	const capacityBound = variant !== 'static data' && random() < 0.5;
+	if (capacityBound) store.capacity = 1 + Math.floor(random() * size * 3);
+	let saved: Record<string, unknown> = {};
+	/** The model: each company's record at its last successful check, and whether it was checked in the last run. */
+	const remembered = new Map<number, CompanyRecord>();
+	let checkedLastRun = new Set<number>();
+	const runs = 4 + Math.floor(random() * 10);
+	const problems: string[] = [];
+	let reported = 0;
+
+	return async () => {
+		for (let run = 0; run < runs; run++) {
+			for (const company of companies) if (random() < 0.2) mutate(random, company);
+			const named = companies.map((_, index) => index).filter(() => random() < 0.85);
+			const failing = new Set(named.filter(() => random() < 0.1));
+			const checked = named.filter((index) => !failing.has(index));
+			// A restart between runs: what n8n saved is all that is loaded (a worker loads nothing).
+			const staticData =
+				variant === 'store on a worker'
+					? {}
+					: (JSON.parse(JSON.stringify(saved)) as Record<string, unknown>);
+			const notebook = new StaticDataMemory(staticData, logger, () => true);
+			const memory: WatchMemory =
+				variant === 'static data'
+					? notebook
+					: new ProcessedItemsMemory(
+							helpersOf(store),
+							variant === 'store with static data' ? notebook : undefined,
+						);
+			const now = new Date(Date.UTC(2026, 0, 1 + run));
+			const found = await detectChanges(
+				memory,
+				checked.map((index) => ({
+					key: companies[index].key,
+					record: companies[index].record,
+					itemIndex: index,
+				})),
+				[...failing].map((index) => companies[index].key),
+				{ now, reportFirstSightings: false },
+			);
+			saved = staticData;
+			const byIndex = new Map(found.map((change) => [change.itemIndex, change.change]));
+			for (const index of checked) {
+				const before = remembered.get(index);
+				const expected: CompanyChange | undefined = before
+					? compareSnapshots(snapshotOf(before, 0), snapshotOf(companies[index].record, 0))
+					: undefined;
+				const got = byIndex.get(index);
+				const where = `seed ${seed} ${variant} run ${run} company ${index}`;
+				if (got) {
+					reported += 1;
+					if (!expected) problems.push(`${where}: false ${got.event}`);
+					else if (
+						got.event !== expected.event ||
+						got.changedFields.some((field) => !expected.changedFields.includes(field))
+					) {
+						problems.push(
+							`${where}: ${got.event} ${got.changedFields.join()} where the model says ${expected.event} ${expected.changedFields.join()}`,
+						);
+					} else {
+						for (const field of got.changedFields) {
+							const value = got.changes[field]!;
+							const truth = expected.changes[field]!;
+							if (
+								value.current !== truth.current ||
+								(value.previous !== null && value.previous !== truth.previous)
+							)
+								problems.push(`${where}: wrong values of ${field}`);
+						}
+					}
+				}
+				// With room enough, nothing is missed: always for the static data (it keeps every company); for the
+				// store alone, for companies it checked last run (it keeps only what it could check).
+				const exact =
+					!capacityBound && (variant !== 'store on a worker' || checkedLastRun.has(index));
+				if (
+					exact &&
+					expected &&
+					(!got || got.changedFields.length !== expected.changedFields.length)
+				) {
+					problems.push(`${where}: missed ${expected.event} ${expected.changedFields.join()}`);
+				}
+				remembered.set(index, companies[index].record);
+			}
+			if (variant === 'store on a worker')
+				for (const index of remembered.keys()) if (!named.includes(index)) remembered.delete(index);
+			checkedLastRun = new Set(checked);
+		}
+		return { problems, reported };
+	};
+}
+
+describe('change detector against a reference model (issue 22)', () => {
+	it.each<Variant>(['static data', 'store on a worker', 'store with static data'])(
+		'%s: 300 seeds, never a false change, nothing missed with room enough',
+		async (variant) => {
+			const problems: string[] = [];
+			let reported = 0;
+			for (let seed = 1; seed <= 300; seed++) {
+				const result = await simulate(seed, variant)();
+				problems.push(...result.problems);
+				reported += result.reported;
+			}
+			expect(problems.slice(0, 10)).toEqual([]);
+			// The runs did change things: a detector that reports nothing would not pass.
+			expect(reported).toBeGreaterThan(300);
+		},
+	);
+});
