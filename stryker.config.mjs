@@ -34,7 +34,7 @@ export default {
 	mutate: [
 		'nodes/shared/model/companyRecord.ts',
 		'nodes/shared/model/lookupKey.ts',
-		'nodes/shared/model/watch*.ts',
+		'nodes/shared/watch/*.ts',
 		'nodes/shared/transport/registryError.ts',
 		'nodes/shared/transport/retryPolicy.ts',
 		'nodes/shared/transport/rateController.ts',
