@@ -124,6 +124,8 @@ const FIRST_PAUSE_MAX_MS = 1_000;
 const QUIET_SPELL_MS = 1_000;
 const MIN_ANSWERS_FOR_RATE = 5;
 const STORM_PAUSE_MAX_MS = 8_000;
+/** Waves of 429s with nothing admitted between them, each saying to wait beyond STORM_PAUSE_MAX_MS, that make a spent quota (one could be a single company's). */
+const SPENT_QUOTA_WAVES = 2;
 /** Congestion events closer together than this, with nothing admitted between them, count towards a storm. */
 const STORM_WINDOW_MS = 2_000;
 const STORM_EVENTS = 3;
@@ -206,6 +208,8 @@ export class RateController {
 	/** How long an answer takes, lately (a moving average). */
 	private latencyMs = 0;
 	private stormLevel = 0;
+	/** A spent quota: nobody sends before this (see onRateLimited). */
+	private quotaSpentUntil = 0;
 	private wakeArmedFor: number | undefined;
 
 	/** Learned from 429s: the admitted rate (requests/s) and the mirror bucket's credit. */
@@ -331,13 +335,13 @@ export class RateController {
 	private pump(): void {
 		const now = this.clock.now();
 		const paced = this.nextPacedStart(now);
-		// Nothing may start before an answer tells more; that answer pumps again.
-		if (paced === undefined) return;
-		const holdUntil = Math.max(this.pausedUntil, paced);
+		const holdUntil = Math.max(this.pausedUntil, paced ?? now);
 		for (const tenant of this.tenants) {
 			// Nobody can start before holdUntil: those who may not wait that long are told now.
-			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil, this.window?.waitingForReset(now) === true);
+			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil, this.window?.waitingForReset(now) === true || this.quotaSpentUntil >= holdUntil);
 		}
+		// Nothing may start before an answer tells more; that answer pumps again.
+		if (paced === undefined) return;
 		for (;;) {
 			const tenant = this.nextTenant(now);
 			if (!tenant) return;
@@ -486,6 +490,8 @@ export class RateController {
 		this.answeredSinceEvent += 1;
 		// An admission ends a storm: the waves around it were congestion, not a registry refusing all.
 		this.stormLevel = 0;
+		// Only an admission says a spent quota is back (a 503 or a dropped connection says nothing of it).
+		if (report.status !== undefined && report.status >= 200 && report.status < 300) this.quotaSpentUntil = 0;
 		this.recentEvents.length = 0;
 		this.admitted.push({ at: now, sentAt: report.sentAt });
 		while (now - this.admitted[0].at > ADMITTED_SPAN_MAX_MS) this.admitted.shift();
@@ -530,6 +536,14 @@ export class RateController {
 		while (this.recentEvents.length > 0 && now - this.recentEvents[0] > STORM_WINDOW_MS) this.recentEvents.shift();
 		// A 429 ends what the remaining budget said: the registry is out, whatever it told before.
 		this.remaining = undefined;
+		// Refused in wave after wave with nothing admitted, told each time to wait longer than a storm's
+		// longest pause: a spent quota (a day's). Everybody waits until then, and who cannot wait that
+		// long fails now, instead of each row spending a round trip to learn it.
+		if (this.recentEvents.length >= SPENT_QUOTA_WAVES && report.retryAfterMs !== undefined && report.retryAfterMs > STORM_PAUSE_MAX_MS) {
+			this.quotaSpentUntil = now + report.retryAfterMs;
+			this.pauseUntil(this.quotaSpentUntil);
+			return;
+		}
 
 		if (this.rate === undefined) {
 			// The first limit seen: pause briefly, then pace at what was admitted over the time including
