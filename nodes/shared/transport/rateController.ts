@@ -9,7 +9,8 @@ import { MAX_TIMER_MS, realClock, type Clock } from './wait';
  * The model, the same for every limiter family (token bucket, fixed or sliding window, with or without
  * rate-limit headers):
  * - Until the registry shows a limit, requests go as fast as each execution's concurrency allows
- *   (the first one alone while the credential has no token, so that one token is fetched and stored).
+ *   (the first one alone while the credential has no token, so that one token is fetched and stored;
+ *   its try ending in any way, a timeout too, lets the others go). Time comes only from the Clock.
  * - Where answers carry X-RateLimit-Remaining, that budget is spent freely and, once nearly gone,
  *   requests are paced at the refill rate measured from how the budget moves (answers overtake each
  *   other: the count of the latest request sent counts). When the registry refuses and says when its
@@ -37,6 +38,11 @@ import { MAX_TIMER_MS, realClock, type Clock } from './wait';
  * - Waves with nothing admitted between them are a storm: everybody waits out the Retry-After
  *   (capped, doubling). Waves with admissions between them are congestion: a pause would only let a
  *   bucket fill up unused, and let the pace overshoot it unseen afterwards.
+ * - Headers are evidence, checked against what the registry does: Retry-After 0 or in the past says
+ *   nothing (every pause has a floor); a negative count is none; a count that never rose above 1 while
+ *   requests it held back were admitted is no budget; a 429 while the count has plenty left makes the
+ *   count a longer quota's, whose Reset is not this 429's wait. Waves of 429s with nothing admitted that
+ *   say to wait for hours are a spent quota: who cannot wait that long is told at once.
  * - A request whose remaining wait budget cannot cover a pause is told at once, so its row can fail
  *   with 429 instead of holding the sheet hostage.
  * - Executions take turns (round-robin), each within its own concurrency and optional requests/s cap.
