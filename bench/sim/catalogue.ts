@@ -117,3 +117,42 @@ export function floorMs(scenario: Scenario, startedAt: number, maxConcurrency: n
 	const byConcurrency = (Math.ceil(total / concurrency) - 1) * latencyMs;
 	return Math.max(lastAdmission, byConcurrency) + latencyMs;
 }
+
+/**
+ * The real-time matrix of `npm run bench` (bench.ts, issue 10), simulated: 50 ms latency with up to
+ * 10 ms jitter, no token stored at the start, the sandbox's header modes (bare 429s carry no
+ * Retry-After either). Its figures set beside `npm run bench`'s show whether the simulation is honest.
+ */
+export function matrixScenarios(rows = 2_000): Scenario[] {
+	const perSecond = { family: 'token-bucket' as const, ratePerSecond: 100, burst: 100 };
+	const window = { ratePerSecond: 100, burst: 100, limit: 100, windowMs: 1000 };
+	const scenario = (name: string, limiter: RateLimitSettings, headersOn: HeadersOn | 'none', retryAfter: RetryAfterDialect, sheetRows = rows, executions = 1): Scenario => ({
+		name,
+		registry: {
+			limiter,
+			headers: headersOn === 'none' ? 'none' : 'x-ratelimit',
+			headersOn: headersOn === 'none' ? 'always' : headersOn,
+			resetAs: 'seconds',
+			retryAfter,
+			nonsense: 'none',
+			latencyMs: 50,
+			jitterMs: 10,
+			faultShare: 0,
+		},
+		processes: 1,
+		executions,
+		rows: sheetRows,
+		noToken: true,
+		spentQuota: false,
+	});
+	return [
+		scenario('token-bucket', perSecond, 'always', 'seconds'),
+		scenario('token-bucket-429-only', perSecond, '429-only', 'seconds'),
+		scenario('token-bucket-no-headers', perSecond, 'none', 'none'),
+		scenario('fixed-window', { ...window, family: 'fixed-window' }, 'always', 'none'),
+		scenario('sliding-window', { ...window, family: 'sliding-window' }, '429-only', 'seconds'),
+		scenario('fixed-window-120-per-10s', { ratePerSecond: 12, burst: 120, family: 'fixed-window', limit: 120, windowMs: 10_000 }, 'always', 'none', 600),
+		scenario('token-bucket-20-per-5s', { family: 'token-bucket', ratePerSecond: 4, burst: 20 }, 'always', 'seconds', 300),
+		scenario('three-executions', perSecond, 'always', 'seconds', 1_000, 3),
+	];
+}

@@ -1,10 +1,11 @@
-// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet]
+// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet] [--matrix]
 // The real rate controller and batch runner on a virtual clock against simulated registries (no sockets,
 // no real waits): one line per limiter configuration drawn from the seed, and last the figures over
 // every configuration whose limit lets the sheet finish within Max Rate-Limit Wait. Deterministic for a seed.
+// --matrix runs `npm run bench`'s eight scenarios instead, to set beside its real-time figures.
 import { parseArgs } from 'node:util';
 
-import { describe, drawScenarios } from './catalogue';
+import { describe, drawScenarios, matrixScenarios } from './catalogue';
 import { runScenario, summarize } from './simulate';
 
 const { values } = parseArgs({
@@ -13,13 +14,14 @@ const { values } = parseArgs({
 		count: { type: 'string', default: '300' },
 		only: { type: 'string' },
 		quiet: { type: 'boolean', default: false },
+		matrix: { type: 'boolean', default: false },
 	},
 });
 
 async function main(): Promise<void> {
 	const wallStart = performance.now();
 	const seed = Number(values.seed);
-	const scenarios = drawScenarios(seed, Number(values.count)).filter((scenario) => values.only === undefined || scenario.name === values.only);
+	const scenarios = (values.matrix ? matrixScenarios() : drawScenarios(seed, Number(values.count))).filter((scenario) => values.only === undefined || scenario.name === values.only);
 	const results = [];
 	for (const scenario of scenarios) {
 		const result = await runScenario(scenario, seed);

@@ -26,6 +26,8 @@ export interface ScenarioResult {
 	otherFailed: number;
 	/** The limit lets every row finish within Max Rate-Limit Wait: the targets apply. */
 	eligible: boolean;
+	/** Rows that got an outcome other than "cancelled" (each row gets exactly one). */
+	rowsAnswered: number;
 }
 
 /** Runs one scenario: every process and execution at once, on one virtual clock, against one registry. */
@@ -56,6 +58,7 @@ export async function runScenario(scenario: Scenario, seed: number): Promise<Sce
 		failedByLimit: eligible ? rateLimited : 0,
 		otherFailed: rows.filter((row) => row !== 'record').length - (eligible ? rateLimited : 0),
 		eligible,
+		rowsAnswered: rows.filter((row) => row !== 'cancelled' && row !== undefined).length,
 	};
 }
 

@@ -9,7 +9,8 @@ import { MAX_TIMER_MS, realClock, type Clock } from './wait';
  * The model, the same for every limiter family (token bucket, fixed or sliding window, with or without
  * rate-limit headers):
  * - Until the registry shows a limit, requests go as fast as each execution's concurrency allows
- *   (the first one alone while the credential has no token, so that one token is fetched and stored).
+ *   (the first one alone while the credential has no token, so that one token is fetched and stored;
+ *   its try ending in any way, a timeout too, lets the others go). Time comes only from the Clock.
  * - Where answers carry X-RateLimit-Remaining, that budget is spent freely and, once nearly gone,
  *   requests are paced at the refill rate measured from how the budget moves (answers overtake each
  *   other: the count of the latest request sent counts). When the registry refuses and says when its
@@ -37,6 +38,11 @@ import { MAX_TIMER_MS, realClock, type Clock } from './wait';
  * - Waves with nothing admitted between them are a storm: everybody waits out the Retry-After
  *   (capped, doubling). Waves with admissions between them are congestion: a pause would only let a
  *   bucket fill up unused, and let the pace overshoot it unseen afterwards.
+ * - Headers are evidence, checked against what the registry does: Retry-After 0 or in the past says
+ *   nothing (every pause has a floor); a negative count is none; a count that never rose above 1 while
+ *   requests it held back were admitted is no budget; a 429 while the count has plenty left makes the
+ *   count a longer quota's, whose Reset is not this 429's wait. Waves of 429s with nothing admitted that
+ *   say to wait for hours are a spent quota: who cannot wait that long is told at once.
  * - A request whose remaining wait budget cannot cover a pause is told at once, so its row can fail
  *   with 429 instead of holding the sheet hostage.
  * - Executions take turns (round-robin), each within its own concurrency and optional requests/s cap.
@@ -124,6 +130,8 @@ const FIRST_PAUSE_MAX_MS = 1_000;
 const QUIET_SPELL_MS = 1_000;
 const MIN_ANSWERS_FOR_RATE = 5;
 const STORM_PAUSE_MAX_MS = 8_000;
+/** Waves of 429s with nothing admitted between them, each saying to wait beyond STORM_PAUSE_MAX_MS, that make a spent quota (one could be a single company's). */
+const SPENT_QUOTA_WAVES = 2;
 /** Congestion events closer together than this, with nothing admitted between them, count towards a storm. */
 const STORM_WINDOW_MS = 2_000;
 const STORM_EVENTS = 3;
@@ -206,6 +214,8 @@ export class RateController {
 	/** How long an answer takes, lately (a moving average). */
 	private latencyMs = 0;
 	private stormLevel = 0;
+	/** A spent quota: nobody sends before this (see onRateLimited). */
+	private quotaSpentUntil = 0;
 	private wakeArmedFor: number | undefined;
 
 	/** Learned from 429s: the admitted rate (requests/s) and the mirror bucket's credit. */
@@ -331,13 +341,13 @@ export class RateController {
 	private pump(): void {
 		const now = this.clock.now();
 		const paced = this.nextPacedStart(now);
-		// Nothing may start before an answer tells more; that answer pumps again.
-		if (paced === undefined) return;
-		const holdUntil = Math.max(this.pausedUntil, paced);
+		const holdUntil = Math.max(this.pausedUntil, paced ?? now);
 		for (const tenant of this.tenants) {
 			// Nobody can start before holdUntil: those who may not wait that long are told now.
-			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil, this.window?.waitingForReset(now) === true);
+			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil, this.window?.waitingForReset(now) === true || this.quotaSpentUntil >= holdUntil);
 		}
+		// Nothing may start before an answer tells more; that answer pumps again.
+		if (paced === undefined) return;
 		for (;;) {
 			const tenant = this.nextTenant(now);
 			if (!tenant) return;
@@ -486,6 +496,8 @@ export class RateController {
 		this.answeredSinceEvent += 1;
 		// An admission ends a storm: the waves around it were congestion, not a registry refusing all.
 		this.stormLevel = 0;
+		// Only an admission says a spent quota is back (a 503 or a dropped connection says nothing of it).
+		if (report.status !== undefined && report.status >= 200 && report.status < 300) this.quotaSpentUntil = 0;
 		this.recentEvents.length = 0;
 		this.admitted.push({ at: now, sentAt: report.sentAt });
 		while (now - this.admitted[0].at > ADMITTED_SPAN_MAX_MS) this.admitted.shift();
@@ -530,6 +542,14 @@ export class RateController {
 		while (this.recentEvents.length > 0 && now - this.recentEvents[0] > STORM_WINDOW_MS) this.recentEvents.shift();
 		// A 429 ends what the remaining budget said: the registry is out, whatever it told before.
 		this.remaining = undefined;
+		// Refused in wave after wave with nothing admitted, told each time to wait longer than a storm's
+		// longest pause: a spent quota (a day's). Everybody waits until then, and who cannot wait that
+		// long fails now, instead of each row spending a round trip to learn it.
+		if (this.recentEvents.length >= SPENT_QUOTA_WAVES && report.retryAfterMs !== undefined && report.retryAfterMs > STORM_PAUSE_MAX_MS) {
+			this.quotaSpentUntil = now + report.retryAfterMs;
+			this.pauseUntil(this.quotaSpentUntil);
+			return;
+		}
 
 		if (this.rate === undefined) {
 			// The first limit seen: pause briefly, then pace at what was admitted over the time including
