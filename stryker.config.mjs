@@ -26,6 +26,8 @@ export default {
 				// MUTATION_TESTS=quick (npm run test:mutation -- --quick): without the tests that wait on real
 				// time, for a first look on a busy machine; its score is a floor of the full run's.
 				...(process.env.MUTATION_TESTS === 'quick' ? QUICK_SKIPS : []),
+				// MUTATION_TESTS=unit (--unit): the unit tests alone, minutes instead of hours; a floor again.
+				...(process.env.MUTATION_TESTS === 'unit' ? ['<rootDir>/test/integration/'] : []),
 			],
 			testSequencer: '<rootDir>/test/mutation/fastFirstSequencer.js',
 		},

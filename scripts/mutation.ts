@@ -1,4 +1,4 @@
-// npm run test:mutation [-- --quick | --summary-only | stryker options, e.g. --mutate 'nodes/shared/model/**/*.ts']: runs StrykerJS
+// npm run test:mutation [-- --quick | --unit | --summary-only | stryker options, e.g. --mutate 'nodes/shared/model/**/*.ts']: runs StrykerJS
 // (stryker.config.mjs), then reads its JSON report and prints the score per folder and, last, one line:
 // `mutation: score=... mutants=... survived=... no_coverage=... wall_s=...`.
 // Mutants listed in test/mutation/equivalent-mutants.json (each with the reason no test can tell it from
@@ -83,9 +83,12 @@ function main(): number {
 	// --summary-only: the figures of the last report, without running Stryker again.
 	const summaryOnly = process.argv.includes('--summary-only');
 	// --quick: without the tests that wait on real time (stryker.config.mjs, QUICK_SKIPS).
-	const quick = process.argv.includes('--quick');
-	const args = process.argv.slice(2).filter((arg) => arg !== '--quick' && arg !== '--summary-only');
-	const env = { ...process.env, ...(quick ? { MUTATION_TESTS: 'quick' } : {}) };
+	// --unit: the unit tests alone.
+	const selection = ['--quick', '--unit'].find((flag) => process.argv.includes(flag));
+	const args = process.argv
+		.slice(2)
+		.filter((arg) => !['--quick', '--unit', '--summary-only'].includes(arg));
+	const env = { ...process.env, ...(selection ? { MUTATION_TESTS: selection.slice(2) } : {}) };
 	const stryker = summaryOnly
 		? { status: 0 }
 		: spawnSync('npx', ['stryker', 'run', ...args], { cwd: root, stdio: 'inherit', env });
