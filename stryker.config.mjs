@@ -3,6 +3,10 @@
 // an equivalent mutant listed with its reason in test/mutation/equivalent-mutants.json.
 // The harness loads the nodes from their TypeScript sources (harness/nodeTypes.ts), never from dist/, so
 // the engine tests see every mutant and count.
+const QUICK_SKIPS = ['reliability', 'faults', 'retryLimits', 'cancel', 'examples'].map(
+	(name) => `<rootDir>/test/integration/${name}.test.ts`,
+);
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
 	packageManager: 'npm',
@@ -13,7 +17,16 @@ export default {
 		enableFindRelatedTests: false,
 		config: {
 			// test/sandbox/ tests the stand-in registry, which no mutant reaches.
-			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/sandbox/'],
+			testPathIgnorePatterns: [
+				'/node_modules/',
+				'<rootDir>/test/sandbox/',
+				// MUTATION_TESTS=quick (npm run test:mutation -- --quick): without the tests that wait on real
+				// time, for a first look on a busy machine; its score is a floor of the full run's.
+				...(process.env.MUTATION_TESTS === 'quick' ? QUICK_SKIPS : []),
+				// MUTATION_TESTS=unit (--unit): the unit tests alone, minutes instead of hours; a floor again.
+				...(process.env.MUTATION_TESTS === 'unit' ? ['<rootDir>/test/integration/'] : []),
+			],
+			testSequencer: '<rootDir>/test/mutation/fastFirstSequencer.js',
 		},
 	},
 	// ts-jest only transpiles (diagnostics off), so mutants need no @ts-nocheck; and a file left untouched

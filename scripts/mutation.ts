@@ -1,4 +1,4 @@
-// npm run test:mutation [-- stryker options, e.g. --mutate 'nodes/shared/model/**/*.ts' | --summary-only]: runs StrykerJS
+// npm run test:mutation [-- --quick | --unit | --summary-only | stryker options, e.g. --mutate 'nodes/shared/model/**/*.ts']: runs StrykerJS
 // (stryker.config.mjs), then reads its JSON report and prints the score per folder and, last, one line:
 // `mutation: score=... mutants=... survived=... no_coverage=... wall_s=...`.
 // Mutants listed in test/mutation/equivalent-mutants.json (each with the reason no test can tell it from
@@ -80,10 +80,18 @@ const score = (t: Tally) => {
 
 function main(): number {
 	const started = Date.now();
-	const stryker = spawnSync('npx', ['stryker', 'run', ...process.argv.slice(2)], {
-		cwd: root,
-		stdio: 'inherit',
-	});
+	// --summary-only: the figures of the last report, without running Stryker again.
+	const summaryOnly = process.argv.includes('--summary-only');
+	// --quick: without the tests that wait on real time (stryker.config.mjs, QUICK_SKIPS).
+	// --unit: the unit tests alone.
+	const selection = ['--quick', '--unit'].find((flag) => process.argv.includes(flag));
+	const args = process.argv
+		.slice(2)
+		.filter((arg) => !['--quick', '--unit', '--summary-only'].includes(arg));
+	const env = { ...process.env, ...(selection ? { MUTATION_TESTS: selection.slice(2) } : {}) };
+	const stryker = summaryOnly
+		? { status: 0 }
+		: spawnSync('npx', ['stryker', 'run', ...args], { cwd: root, stdio: 'inherit', env });
 	const wallSeconds = Math.round((Date.now() - started) / 1000);
 	if (!existsSync(REPORT)) {
 		console.error('mutation: Stryker wrote no report');

@@ -8,7 +8,7 @@ import type {
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { loadWorkflow, type Engine } from '../../harness/engine';
-import { REGISTRY_NODE, engineFor } from '../../harness/fixtures';
+import { CREDENTIAL_ID, REGISTRY_NODE, engineFor } from '../../harness/fixtures';
 import { COMPANY_REGISTRY_TYPE } from '../../harness/nodeTypes';
 
 // Watch for Changes across runs, for companies the other watch tests never name: one the register does not
@@ -203,5 +203,29 @@ describe('Watch for Changes without the processed-items store', () => {
 			lastCheckedOn: new Date().toISOString().slice(0, 10),
 		});
 		expect(engine.processedItems.calls).toBe(0);
+	});
+});
+
+describe('Watch for Changes, error items of a registry that echoes secrets', () => {
+	let sandbox: Sandbox;
+	beforeEach(async () => (sandbox = await startSandbox({ port: 0 })));
+	afterEach(async () => await sandbox.close());
+
+	it('no token in the error items, the run data or the log when the registry echoes the Authorization header', async () => {
+		const engine = engineFor(sandbox);
+		await engine.execute(watchWorkflow(), { rows: LIST, mode: 'trigger' });
+		const token = String(engine.credentials.stored(CREDENTIAL_ID)?.accessToken);
+		expect(token.split('.')).toHaveLength(3);
+		sandbox.setEcho({ route: 'lookup', status: 400 });
+		const workflow = watchWorkflow();
+		workflow.nodes.find((node) => node.name === REGISTRY_NODE)!.onError = 'continueRegularOutput';
+		const result = await engine.execute(workflow, { rows: LIST, mode: 'trigger' });
+		const [items = []] = result.outputOf(REGISTRY_NODE);
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		// The echo reached the messages (so a leak would show), with the token taken out.
+		expect(String(items[0].json.error)).toContain('Bearer [redacted]');
+		const everything = JSON.stringify(result.run) + engine.logs.join('\n');
+		expect(everything).not.toContain(token);
+		expect(everything).not.toContain(token.split('.')[2]);
 	});
 });

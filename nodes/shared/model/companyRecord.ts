@@ -3,13 +3,17 @@ import { z } from 'zod';
 /** The literal that stands in for every field of an unregistered company (section 2.1 "Company record", rule). */
 export const NOT_AVAILABLE = 'N/A';
 
+const DATE_FORM = /^\d{4}-\d{2}-\d{2}$/;
+
 const calendarDate = z
 	.string()
-	.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date in the form yyyy-mm-dd')
+	.regex(DATE_FORM, 'expected a date in the form yyyy-mm-dd')
 	.refine((value) => {
-		// zod runs this even when the pattern failed, so it must not assume the pattern held.
+		// zod runs this even when the pattern failed: then the pattern's message is the one to show. A value
+		// of the right form that no calendar has (month 13, 30 February) is refused here.
+		if (!DATE_FORM.test(value)) return true;
 		const time = Date.parse(`${value}T00:00:00Z`);
-		return Number.isNaN(time) || new Date(time).toISOString().startsWith(value);
+		return !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
 	}, 'not a calendar date');
 
 /**

@@ -1,0 +1,87 @@
+import { checkCompanyRecord } from '../../../nodes/shared/model/companyRecord';
+
+// The record contract at its edges, with the whole problem text a row's error shows (issue 27: the
+// existing tests matched only its start, so a changed explanation went unnoticed).
+const registered = {
+	isRegistered: true,
+	officialName: 'Müller & Söhne Präzisionsteile GmbH',
+	status: 'Active',
+	registrationDate: '1998-04-17',
+};
+const unregistered = {
+	isRegistered: false,
+	officialName: 'N/A',
+	status: 'N/A',
+	registrationDate: 'N/A',
+};
+
+const problemOf = (body: unknown) => {
+	const check = checkCompanyRecord(body);
+	if (check.valid) throw new Error(`accepted: ${JSON.stringify(body)}`);
+	return check.problem;
+};
+
+describe('company record check, at the edges', () => {
+	it.each([
+		[{ ...registered, officialName: undefined }, "field 'officialName' is missing: Required"],
+		[
+			{ ...registered, status: 'active' },
+			`field 'status' is "active": expected Active or Inactive`,
+		],
+		[
+			{ ...registered, registrationDate: '1998-4-17' },
+			`field 'registrationDate' is "1998-4-17": expected a date in the form yyyy-mm-dd`,
+		],
+		[
+			{ ...registered, registrationDate: '1900-02-29' },
+			`field 'registrationDate' is "1900-02-29": not a calendar date`,
+		],
+		[
+			{ ...registered, registrationDate: '1998-13-01' },
+			`field 'registrationDate' is "1998-13-01": not a calendar date`,
+		],
+		[
+			{ ...registered, registeredAddress: '' },
+			`field 'registeredAddress' is "": String must contain at least 1 character(s)`,
+		],
+		[
+			{ ...registered, officialName: ' N/A ' },
+			`field 'officialName' is " N/A ": expected the official name, not blank or 'N/A'`,
+		],
+		[
+			{ ...unregistered, registrationDate: '2001-01-01' },
+			`field 'registrationDate' is "2001-01-01": expected 'N/A' because isRegistered is false`,
+		],
+		[
+			{ ...unregistered, registeredAddress: 'Somewhere 1' },
+			`field 'registeredAddress' is "Somewhere 1": expected 'N/A' because isRegistered is false`,
+		],
+		[
+			{ ...registered, isRegistered: 'true' },
+			`field 'isRegistered' is "true": expected true or false`,
+		],
+		[{}, "field 'isRegistered' is missing: expected true or false"],
+	])('%j: %s', (body, problem) => {
+		expect(problemOf(body)).toBe(problem);
+	});
+
+	it('accepts real calendar dates, leap days included', () => {
+		for (const registrationDate of ['2000-02-29', '2024-02-29', '1998-12-31', '0001-01-01']) {
+			expect(checkCompanyRecord({ ...registered, registrationDate }).valid).toBe(true);
+		}
+	});
+
+	it('an unknown company may leave its address out', () => {
+		expect(checkCompanyRecord(unregistered)).toEqual({ valid: true, record: unregistered });
+	});
+
+	it.each([
+		[42, 'the response body is not a JSON object: 42'],
+		[true, 'the response body is not a JSON object: true'],
+		['x'.repeat(80), `the response body is not a JSON object: "${'x'.repeat(80)}"`],
+		['x'.repeat(81), `the response body is not a JSON object: "${'x'.repeat(80)}…"`],
+		[[], 'the response body is not a JSON object: []'],
+	])('a body that is not a JSON object is shown, cut after 80 characters: %p', (body, problem) => {
+		expect(problemOf(body)).toBe(problem);
+	});
+});

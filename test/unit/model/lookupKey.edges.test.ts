@@ -1,0 +1,157 @@
+import {
+	LookupInputError,
+	lookupKeyId,
+	normalizeCountry,
+	normalizeUsState,
+	toLookupKey,
+} from '../../../nodes/shared/model/lookupKey';
+
+// What a row may hold at the edges of what is accepted: each case is what the user sees on the row
+// (the key sent, or the message and what is accepted). Found by mutation testing (issue 27).
+const refusal = (fields: Parameters<typeof toLookupKey>[0]) => {
+	try {
+		toLookupKey(fields);
+	} catch (error) {
+		expect(error).toBeInstanceOf(LookupInputError);
+		return {
+			message: (error as LookupInputError).message,
+			accepted: (error as LookupInputError).accepted,
+		};
+	}
+	throw new Error(`accepted: ${JSON.stringify(fields)}`);
+};
+
+describe('lookup key, at the edges', () => {
+	it('accepts an id of 100 characters and refuses one of 101, saying both lengths', () => {
+		expect(toLookupKey({ country: 'de', companyId: 'X'.repeat(100) }).companyId).toHaveLength(100);
+		expect(refusal({ country: 'de', companyId: 'X'.repeat(101) }).message).toBe(
+			'Company ID is 101 characters long; at most 100 are accepted',
+		);
+		// Counted after trimming: spaces around a long id do not count.
+		expect(
+			toLookupKey({ country: 'de', companyId: ` ${'X'.repeat(100)} ` }).companyId,
+		).toHaveLength(100);
+	});
+
+	it.each([
+		['a lone high surrogate at the end', 'HRB\uD800'],
+		['a lone high surrogate before a letter', 'HRB\uD800X'],
+		['a lone low surrogate at the start', '\uDC00HRB'],
+		['a lone low surrogate after a letter', 'H\uDC00RB'],
+	])('refuses %s as a broken character', (_label, companyId) => {
+		expect(refusal({ country: 'de', companyId }).message).toBe(
+			'Company ID contains a broken character (a lone UTF-16 surrogate)',
+		);
+	});
+
+	it('keeps a character written as a surrogate pair (the registry answers for it)', () => {
+		expect(toLookupKey({ country: 'de', companyId: 'HRB\uD83D\uDE00' }).companyId).toBe(
+			'HRB\uD83D\uDE00',
+		);
+	});
+
+	it.each([
+		['\u0000', 'U+0000'],
+		['\u0009', 'U+0009'],
+		['\u007F', 'U+007F'],
+		['\u0085', 'U+0085'],
+		['\u061C', 'U+061C'],
+		['\u200E', 'U+200E'],
+		['\u200F', 'U+200F'],
+		['\u202A', 'U+202A'],
+		['\u2066', 'U+2066'],
+		['\u2069', 'U+2069'],
+	])('refuses the control character %j inside an id, naming it as %s', (char, name) => {
+		expect(refusal({ country: 'de', companyId: `HRB${char}1` }).message).toBe(
+			`Company ID contains the control character ${name}`,
+		);
+	});
+
+	it.each([
+		['\u2065', 'a code point between the bidi ranges'],
+		['\u202F', 'a narrow no-break space'],
+		['\u061D', 'the letter after U+061C'],
+	])('keeps %j (%s): not a control character', (char) => {
+		expect(toLookupKey({ country: 'de', companyId: `HRB${char}1` }).companyId).toBe(`HRB${char}1`);
+	});
+
+	it.each([
+		[0, '0'],
+		[-7, '-7'],
+		[12.5, '12.5'],
+	])('writes the number %p out as %p', (companyId, text) => {
+		expect(toLookupKey({ country: 'de', companyId }).companyId).toBe(text);
+	});
+
+	it.each([
+		[Number.NaN, 'Company ID is NaN, not a value'],
+		[Number.NEGATIVE_INFINITY, 'Company ID is -Infinity, not a value'],
+		[false, 'Company ID is a boolean, not text'],
+		[Symbol('id'), 'Company ID is a symbol, not text'],
+		[[], 'Company ID is a list, not text'],
+		[{}, 'Company ID is an object, not text'],
+	])('refuses %p as an id with what it was', (companyId, message) => {
+		const { message: said, accepted } = refusal({ country: 'de', companyId });
+		expect(said).toBe(message);
+		expect(accepted).toBe(
+			"the company's registration number as the national register writes it, e.g. 'HRB12345'",
+		);
+	});
+
+	it('accepts ids made of dots and letters; only dots alone are path steps', () => {
+		expect(toLookupKey({ country: 'de', companyId: '.5' }).companyId).toBe('.5');
+		expect(toLookupKey({ country: 'de', companyId: 'A.' }).companyId).toBe('A.');
+		expect(refusal({ country: 'de', companyId: ' .. ' })).toEqual({
+			message: "Company ID '..' is not an identifier",
+			accepted: 'an id with at least one letter or digit',
+		});
+	});
+
+	it('says what is accepted for each field', () => {
+		expect(refusal({ country: '', companyId: 'X' })).toEqual({
+			message: 'Country is empty',
+			accepted:
+				"a two-letter ISO 3166-1 code such as 'de', a three-letter code such as 'deu', or the English name such as 'Germany'",
+		});
+		expect(refusal({ country: 'us', companyId: 'X', state: 'Texxas' }).accepted).toBe(
+			"a two-letter state code such as 'ca' or 'ny' (also 'US-CA'), or the state's name such as 'California'",
+		);
+		expect(refusal({ country: 'de', companyId: 'X', language: 'e\nn' })).toEqual({
+			message: 'Language contains the control character U+000A',
+			accepted: "a language code such as 'en' or 'pt-BR'",
+		});
+		expect(refusal({ country: 49, companyId: 'X' }).message).toBe("Unknown country '49'");
+		expect(refusal({ country: 'us', companyId: 'X', state: 6 }).message).toBe(
+			"Unknown United States state '6'",
+		);
+	});
+
+	it('reads names the way people write them: any case, accents, curly apostrophes, punctuation, spacing', () => {
+		expect(normalizeCountry('CÔTE D’IVOIRE')).toBe('ci');
+		expect(normalizeCountry('  germany. ')).toBe('de');
+		expect(normalizeCountry('Bosnia--and   Herzegovina')).toBe('ba');
+		expect(normalizeCountry('Åland Islands')).toBe('ax');
+		expect(normalizeUsState('  new-york ')).toBe('ny');
+		expect(normalizeUsState('US CA')).toBe('ca');
+		expect(() => normalizeUsState('us')).toThrow("Unknown United States state 'us'");
+	});
+
+	it('a language given empty is no language; a number is written out', () => {
+		expect(toLookupKey({ country: 'de', companyId: 'X', language: '  ' })).toEqual({
+			countryCode: 'de',
+			companyId: 'X',
+		});
+		expect(toLookupKey({ country: 'de', companyId: 'X', language: 5 }).languageCode).toBe('5');
+	});
+
+	it('one key id per distinct lookup: state, id and language never run into each other', () => {
+		const ids = [
+			{ countryCode: 'us', stateCode: 'ca', companyId: 'X' },
+			{ countryCode: 'us', companyId: 'caX' },
+			{ countryCode: 'us', companyId: 'X', languageCode: 'ca' },
+			{ countryCode: 'us', companyId: 'X' },
+			{ countryCode: 'usc', companyId: 'aX' },
+		].map(lookupKeyId);
+		expect(new Set(ids).size).toBe(ids.length);
+	});
+});
