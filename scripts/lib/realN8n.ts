@@ -163,7 +163,7 @@ export async function n8nCli(userFolder: string, args: string[], extraEnv: Recor
 	return stdout;
 }
 
-interface ExecutionOutput {
+export interface ExecutionOutput {
 	data: {
 		resultData: {
 			error?: { message: string };
