@@ -1,3 +1,4 @@
+import type { Chaos } from './chaos';
 import type { FaultSettings } from './faults';
 
 export type RetryAfterFormat = 'seconds' | 'http-date' | 'none';
@@ -30,6 +31,8 @@ export interface Behaviour {
 	redirect: RedirectSettings | undefined;
 	down: RegistryDown | undefined;
 	permanent401: boolean;
+	/** The chaos registry: every request draws a misbehaviour (sandbox/chaos.ts). */
+	chaos: Chaos | undefined;
 }
 
 export interface SandboxCounters {
