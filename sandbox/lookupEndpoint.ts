@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { COUNTRIES, US_STATES } from '../nodes/shared/model/countries.generated';
+import { chaosFailure, sendChaos200 } from './chaos';
 import { FAULT_IDS, type FaultDice, type FaultId } from './faults';
 import { HttpFailure, sendJson, sleep, trickleJson } from './http';
 import type { TokenSigner } from './jwt';
@@ -146,6 +147,18 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 	return async function handleLookup(request: IncomingMessage, response: ServerResponse, url: URL, match: RegExpExecArray): Promise<void> {
 		const target = request.url ?? '';
 		if (behaviour.down === '503') throw new HttpFailure(503, { message: 'Service Unavailable' });
+		const chaos = behaviour.chaos;
+		const misbehaviour = chaos?.draw('lookup', target);
+		if (chaos && misbehaviour) {
+			const failure = chaosFailure(misbehaviour, chaos, target);
+			if (failure === 'reset') {
+				countLookup(0);
+				request.socket.destroy();
+				return;
+			}
+			if (failure) throw new HttpFailure(failure.status, failure.body, failure.headers);
+			if (misbehaviour === '401') throw invalidToken('The access token was revoked');
+		}
 		const redirect = behaviour.redirect;
 		if (redirect?.route === 'lookup') throw new HttpFailure(redirect.status, { message: 'Moved' }, redirectHeaders(redirect, target));
 		if (request.method !== 'GET') {
@@ -202,6 +215,7 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		const diceFault = fault ? undefined : (behaviour.companyFaults.get(url.pathname) ?? rolled);
 		const send200 = async (body: unknown) => {
 			countLookup(200);
+			if (chaos && (await sendChaos200(misbehaviour, chaos, request, response, body as Record<string, unknown>, okHeaders))) return;
 			if (faults.trickleMs) await trickleJson(response, 200, body, okHeaders, faults.trickleMs);
 			else sendJson(response, 200, body, okHeaders);
 		};

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
+import { Chaos, type ChaosSettings } from './chaos';
 import { FaultDice, NO_FAULTS, type FaultSettings } from './faults';
 import { HttpFailure, sendJson } from './http';
 import { TokenSigner } from './jwt';
@@ -20,6 +21,7 @@ import type {
 import { tokenEndpoint, type SandboxClient } from './tokenEndpoint';
 
 export { FAULT_IDS, type FaultSettings } from './faults';
+export { MISBEHAVIOURS, type ChaosSettings, type Misbehaviour } from './chaos';
 export type { LimiterFamily, RateLimitSettings } from './limiters';
 export type { CompanyFault, EchoSettings, RateLimitHeaders, RedirectSettings, RegistryDown, RetryAfterFormat, SandboxCounters } from './state';
 export type { SandboxClient } from './tokenEndpoint';
@@ -68,6 +70,12 @@ export interface Sandbox {
 	setEcho(mode: EchoSettings | undefined): void;
 	/** Every lookup answers 401 invalid_token; tokens are still issued. */
 	setPermanent401(on: boolean): void;
+	/** The chaos registry (sandbox/chaos.ts): every request draws a misbehaviour from the seed; undefined ends it. */
+	setChaos(settings: ChaosSettings | undefined): void;
+	/** Every access token the token endpoint issued. */
+	issuedTokens: string[];
+	/** Connections open at the server now. */
+	openSockets(): number;
 	/** Back to the options the sandbox started with: limits (allowance full), faults, headers, overrides, echo, redirect, down, 401. Not counters. */
 	resetAll(): void;
 	close(): Promise<void>;
@@ -106,6 +114,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		down: undefined,
 		permanent401: false,
 		companyFaults: new Map(),
+		chaos: undefined,
 	});
 	// One object the endpoints hold on to: setters change its fields, never replace it.
 	const behaviour = initialBehaviour();
@@ -124,7 +133,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		lookupListener?.(counters.lookups);
 	};
 
-	const handleToken = tokenEndpoint({ clients, signer, liveTokenIds, counters, behaviour, origin });
+	const issuedTokens: string[] = [];
+	const handleToken = tokenEndpoint({ clients, signer, liveTokenIds, counters, behaviour, origin, issuedTokens });
 	const handleLookup = lookupEndpoint({ signer, liveTokenIds, registry, limiter, dice, behaviour, origin, countLookup });
 
 	const server: Server = createServer((request, response) => {
@@ -160,6 +170,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		});
 	});
 	server.keepAliveTimeout = 30_000;
+	const sockets = new Set<Socket>();
+	server.on('connection', (socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
 
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
@@ -223,6 +238,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		setPermanent401(on) {
 			behaviour.permanent401 = on;
 		},
+		setChaos(settings) {
+			behaviour.chaos = settings ? new Chaos(settings) : undefined;
+		},
+		issuedTokens,
+		openSockets: () => sockets.size,
 		resetAll() {
 			limiter.replace(initialLimits);
 			Object.assign(behaviour, initialBehaviour());

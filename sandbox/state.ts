@@ -1,3 +1,4 @@
+import type { Chaos } from './chaos';
 import type { FaultSettings } from './faults';
 
 export type RetryAfterFormat = 'seconds' | 'http-date' | 'none';
@@ -32,6 +33,8 @@ export interface Behaviour {
 	permanent401: boolean;
 	/** Companies (by request path, without query) that get this fault on every request, whatever the dice say. */
 	companyFaults: Map<string, CompanyFault>;
+	/** The chaos registry: every request draws a misbehaviour (sandbox/chaos.ts). */
+	chaos: Chaos | undefined;
 }
 
 /** A fault one company gets on every request (issue 26): HTTP 500, a timeout, or a record that breaks the contract. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 
+import { chaosFailure } from './chaos';
 import { HttpFailure, readBody, sendJson } from './http';
 import type { TokenSigner } from './jwt';
 import { redirectHeaders, type Behaviour, type SandboxCounters } from './state';
@@ -23,6 +24,8 @@ interface TokenEndpointContext {
 	counters: SandboxCounters;
 	behaviour: Behaviour;
 	origin: () => { baseUrl: string; audience: string };
+	/** Every token issued, for tests that hunt for leaks. */
+	issuedTokens?: string[];
 }
 
 /** POST /oauth/token: the client credentials grant of section 4.1. */
@@ -30,7 +33,19 @@ export function tokenEndpoint(context: TokenEndpointContext) {
 	const { clients, signer, liveTokenIds, counters, behaviour } = context;
 	return async function handleToken(request: IncomingMessage, response: ServerResponse): Promise<void> {
 		counters.tokenRequests += 1;
-		const { redirect, echo } = behaviour;
+		const { redirect, echo, chaos } = behaviour;
+		const misbehaviour = chaos?.draw('token', request.url ?? '');
+		if (chaos && misbehaviour) {
+			if (misbehaviour === 'echo-value' || misbehaviour === 'echo-key') {
+				throw new HttpFailure(400, { error: 'invalid_request', error_description: `Could not process ${await readBody(request)}` });
+			}
+			const failure = chaosFailure(misbehaviour, chaos, '/oauth/token');
+			if (failure === 'reset') {
+				request.socket.destroy();
+				return;
+			}
+			if (failure) throw new HttpFailure(failure.status, failure.body, failure.headers);
+		}
 		if (redirect?.route === 'token') {
 			sendJson(response, redirect.status, { message: 'Moved' }, redirectHeaders(redirect, request.url ?? '/'));
 			return;
@@ -105,6 +120,7 @@ export function tokenEndpoint(context: TokenEndpointContext) {
 			gty: 'client-credentials',
 			jti,
 		});
+		context.issuedTokens?.push(accessToken);
 		sendJson(
 			response,
 			200,

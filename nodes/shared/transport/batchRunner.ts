@@ -216,7 +216,7 @@ class LookupSession {
 					return failed(answer);
 				case 'no-response': {
 					const failure: LookupFailure = { kind: 'no-response', reason: answer.reason, code: answer.code, attempts: attempt };
-					const delay = this.retryDelay(failure, attempt, undefined);
+					const delay = this.retryDelay(failure, attempt, undefined, gate);
 					if (delay === undefined) return failed(failure);
 					if (!(await this.wait(delay))) return { kind: 'cancelled' };
 					attempt += probeSpent(gate);
@@ -248,7 +248,7 @@ class LookupSession {
 			}
 			if (TRANSIENT_STATUSES.has(status)) {
 				const failure: LookupFailure = { kind: 'http', status, statusMessage: answer.statusMessage, body, attempts: attempt };
-				const delay = this.retryDelay(failure, attempt, status === 503 ? parseRetryAfter(header(headers, 'retry-after'), this.clock.now()) : undefined);
+				const delay = this.retryDelay(failure, attempt, status === 503 ? parseRetryAfter(header(headers, 'retry-after'), this.clock.now()) : undefined, gate);
 				if (delay === undefined) return failed(failure);
 				if (!(await this.wait(delay))) return { kind: 'cancelled' };
 				attempt += probeSpent(gate);
@@ -263,9 +263,11 @@ class LookupSession {
 	 * The wait before trying a transiently failed lookup again, or undefined when it is final: out of
 	 * attempts, out of the execution's retry budget, or asked (503 Retry-After) to wait past the budget.
 	 */
-	private retryDelay(failure: LookupFailure, attempt: number, retryAfterMs: number | undefined): number | undefined {
+	private retryDelay(failure: LookupFailure, attempt: number, retryAfterMs: number | undefined, gate: BreakerGate): number | undefined {
 		this.lastTransient = failure;
-		if (attempt >= this.settings.maxAttempts) return undefined;
+		// A failed probe is the breaker's, not its row's: with retries on, the row waits for the breaker's verdict.
+		const heldByBreaker = gate.kind === 'probe' && this.settings.maxAttempts > 1;
+		if (attempt >= this.settings.maxAttempts && !heldByBreaker) return undefined;
 		if (retryAfterMs !== undefined && retryAfterMs > this.settings.maxRateLimitWaitMs) return undefined;
 		if (!this.budget.take(failure.kind === 'no-response' && failure.reason === 'timeout')) return undefined;
 		return Math.max(retryAfterMs ?? 0, backoffMs(attempt, this.context.random));
