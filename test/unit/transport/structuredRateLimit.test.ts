@@ -1,9 +1,11 @@
+import { drawScenarios } from '../../../bench/sim/catalogue';
 import { seededRandom } from '../../../bench/sim/random';
 import {
 	SimulatedRegistry,
 	type HeaderDialect,
 	type RegistrySpec,
 } from '../../../bench/sim/registry';
+import { runScenario } from '../../../bench/sim/simulate';
 import { runSheet } from '../../../bench/sim/sheet';
 import { VirtualClock } from '../../../bench/sim/virtualClock';
 import { RateController } from '../../../nodes/shared/transport/rateController';
@@ -64,5 +66,36 @@ describe('a registry that speaks only the IETF structured rate-limit fields', ()
 		);
 		expect(structured.records).toBe(300);
 		expect(structured.share429).toBeLessThanOrEqual(0.02);
+	});
+});
+
+describe('every dialect is one reading', () => {
+	it('over drawn limiters (nonsense included), a registry telling the same figures in X-RateLimit-*, the older RateLimit-* or the structured fields gets the same run', async () => {
+		const drawn = drawScenarios(7, 60).filter(
+			(scenario) =>
+				scenario.registry.headers !== 'none' &&
+				scenario.rows * scenario.processes * scenario.executions <= 400,
+		);
+		expect(drawn.length).toBeGreaterThanOrEqual(10);
+		for (const scenario of drawn) {
+			// Resets in seconds: as Unix time X-RateLimit-Reset is whole seconds, the structured t a delay.
+			const runs = [];
+			for (const headers of ['x-ratelimit', 'ratelimit-draft', 'ietf-structured'] as const) {
+				const result = await runScenario(
+					{ ...scenario, registry: { ...scenario.registry, headers, resetAs: 'seconds' } },
+					7,
+				);
+				runs.push({
+					ms: result.ms,
+					share429: result.share429,
+					failedByLimit: result.failedByLimit,
+					otherFailed: result.otherFailed,
+				});
+			}
+			expect({ name: scenario.name, runs: runs.slice(1) }).toEqual({
+				name: scenario.name,
+				runs: [runs[0], runs[0]],
+			});
+		}
 	});
 });
