@@ -1,5 +1,6 @@
 import { checkCompanyRecord, type CompanyRecord } from '../model/companyRecord';
 import { lookupKeyId, type LookupKey } from '../model/lookupKey';
+import { readRateLimitHeaders } from './rateControl/headers';
 import { RateController, type Tenant, type TenantSettings } from './rateController';
 import type { LookupFailure } from './registryError';
 import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer, type RegistryRequest } from './registryRequest';
@@ -313,35 +314,16 @@ function isTransient(answer: RegistryAnswer): boolean {
 
 function report(sentAt: number, answer: RegistryAnswer, now: number) {
 	if (answer.kind !== 'response') return { sentAt };
+	// The controller acts on the budget left and its refill; a policy's limit and window are not evidence it needs.
+	const { remaining, resetMs } = readRateLimitHeaders(answer.headers, sentAt);
 	return {
 		sentAt,
 		status: answer.status,
 		// On a 429 too: 0 says the count is the limit that refused; plenty left says it is another quota's.
-		remaining: rateLimitHeader(answer.headers, 'remaining'),
+		remaining,
 		retryAfterMs: answer.status === 429 ? parseRetryAfter(header(answer.headers, 'retry-after'), now) : undefined,
-		resetMs: resetMs(rateLimitHeader(answer.headers, 'reset'), sentAt),
+		resetMs,
 	};
-}
-
-/** X-RateLimit-{name}, or the IETF draft's RateLimit-{name}. */
-function rateLimitHeader(headers: Record<string, unknown>, name: string): number | undefined {
-	return numberHeader(headers, `x-ratelimit-${name}`) ?? numberHeader(headers, `ratelimit-${name}`);
-}
-
-/**
- * A reset in seconds, or (as some registries send it) as Unix time in seconds, in ms after the request
- * left (the controller counts resets from there); capped at a day.
- */
-function resetMs(value: number | undefined, sentAt: number): number | undefined {
-	if (value === undefined || value < 0) return undefined;
-	const ms = value > 1e9 ? value * 1000 - sentAt : value * 1000;
-	return ms >= 0 && ms <= 86_400_000 ? ms : undefined;
-}
-
-function numberHeader(headers: Record<string, unknown>, name: string): number | undefined {
-	const text = header(headers, name);
-	const value = Number(text);
-	return text !== undefined && text.trim() !== '' && Number.isFinite(value) ? value : undefined;
 }
 
 function header(headers: Record<string, unknown>, name: string): string | undefined {

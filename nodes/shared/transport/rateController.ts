@@ -54,11 +54,11 @@ export interface RequestReport {
 	sentAt: number;
 	/** The HTTP status, or undefined when no answer came. */
 	status?: number;
-	/** X-RateLimit-Remaining, where the registry sent it. */
+	/** What the registry says is left of its budget, in any dialect (rateControl/headers); never negative. */
 	remaining?: number;
 	/** For a 429: how long the registry asked to wait, where it said so. */
 	retryAfterMs?: number;
-	/** X-RateLimit-Reset, where the registry sent it: in how many ms its budget is refilled. */
+	/** In how many ms after `sentAt` the registry says its budget is refilled (rateControl/headers). */
 	resetMs?: number;
 }
 
@@ -315,12 +315,9 @@ export class RateController {
 	release(tenant: Tenant, told: RequestReport): void {
 		const now = this.clock.now();
 		// "Retry-After: 0" or a date in the past (a registry clock behind) says nothing of how long the
-		// limit lasts: read as no Retry-After, never as "at once". A count below zero is no count.
-		const report: RequestReport = {
-			...told,
-			retryAfterMs: told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined,
-			remaining: told.remaining !== undefined && told.remaining >= 0 ? told.remaining : undefined,
-		};
+		// limit lasts: read as no Retry-After, never as "at once". (A count below zero never gets here:
+		// rateControl/headers reads it as no count.)
+		const report: RequestReport = { ...told, retryAfterMs: told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined };
 		tenant.inFlight -= 1;
 		this.inFlight -= 1;
 		this.lastTryEndedAt = now;
