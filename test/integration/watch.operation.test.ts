@@ -33,11 +33,13 @@ async function watch(
 	extra: {
 		mode?: 'trigger' | 'manual';
 		onError?: 'continueErrorOutput' | 'continueRegularOutput';
+		onWorker?: boolean;
 	} = {},
 ): Promise<{ changes: INodeExecutionData[]; errors: INodeExecutionData[] }> {
 	const result = await engine.execute(watchWorkflow(options, extra.onError), {
 		rows,
 		mode: extra.mode ?? 'trigger',
+		onWorker: extra.onWorker,
 	});
 	const [changes = [], errors = []] = result.outputOf(REGISTRY_NODE);
 	return { changes, errors };
@@ -382,6 +384,49 @@ describe('Company Registry › Watch for Changes', () => {
 			engine.processedItems.failWith = undefined;
 			expect(events((await watch(engine)).changes)).toEqual([['turnedInactive', '04417982']]);
 			expect((await watch(engine)).changes).toEqual([]);
+		});
+
+		// A run that fails part-way through its store calls must leave the store as the last successful run
+		// left it: else the next run takes this run's half-written entries for the last state, and a change
+		// made meanwhile is never reported.
+		type StoreMethod = 'checkProcessedAndRecord' | 'clearAllProcessedItems';
+		const FAULTS: Array<[string, StoreMethod, number, number]> = [
+			// [what, method, calls that succeed first, calls that then fail (each call is tried twice)]
+			['every record after the first (recall, step 2)', 'checkProcessedAndRecord', 1, Infinity],
+			['the record right after the clear (remember)', 'checkProcessedAndRecord', 2, 2],
+			['the clear (remember)', 'clearAllProcessedItems', 0, 2],
+		];
+		describe.each([false, true])('on a queue-mode worker: %s', (onWorker) => {
+			it.each(FAULTS)(
+				'a store failing at %s loses no change',
+				async (_what, method, succeeding, failing) => {
+					await watch(engine, LIST, {}, { onWorker });
+					sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { status: 'Inactive' });
+					const store = engine.processedItems;
+					const real = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
+					let calls = 0;
+					store[method] = (async (...args: unknown[]) => {
+						calls += 1;
+						if (calls > succeeding && calls <= succeeding + failing)
+							throw new Error('deadlock detected');
+						return await real(...args);
+					}) as never;
+					const stopped = await engine.execute(watchWorkflow(), {
+						rows: LIST,
+						mode: 'trigger',
+						onWorker,
+					});
+					expect(stopped.errorOf(REGISTRY_NODE)?.message).toContain(
+						"The watch's memory in n8n's database could not be read or saved",
+					);
+					expect(calls).toBeGreaterThan(succeeding);
+					store[method] = real as never;
+					expect(events((await watch(engine, LIST, {}, { onWorker })).changes)).toEqual([
+						['turnedInactive', 'HRB12345'],
+					]);
+					expect((await watch(engine, LIST, {}, { onWorker })).changes).toEqual([]);
+				},
+			);
 		});
 
 		it('a manual test run neither reads nor writes the store', async () => {
