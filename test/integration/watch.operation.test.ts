@@ -478,6 +478,40 @@ describe('Company Registry › Watch for Changes', () => {
 			expect((await watch(engine, TWENTY)).changes).toEqual([]);
 		});
 
+		it('a row with bad input is a checkFailed item of kind "input", and the others\' changes still leave; only rows that are all bad fail the run', async () => {
+			expect((await watch(engine, TWENTY)).changes).toEqual([]);
+			sandbox.changeCompany(TWENTY[otherAt], { status: 'Inactive' });
+			const rows = TWENTY.map((row, index) =>
+				index === failingAt ? { ...row, companyId: '' } : row,
+			);
+			const lookupsBefore = sandbox.counters.lookups;
+			const result = await engine.execute(watchWorkflow(), { rows, mode: 'trigger' });
+			expect(result.errorOf(REGISTRY_NODE)).toBeUndefined();
+			const [changes = []] = result.outputOf(REGISTRY_NODE);
+			expect(changes.map((item) => [item.json.event, item.pairedItem])).toEqual(
+				[
+					[failingAt, 'checkFailed'],
+					[otherAt, 'turnedInactive'],
+				]
+					.sort(([a], [b]) => Number(a) - Number(b))
+					.map(([index, event]) => [event, { item: index }]),
+			);
+			expect(changes.find((item) => item.json.event === 'checkFailed')!.json).toMatchObject({
+				error: { kind: 'input', message: expect.any(String) },
+				lookup: null,
+				lastCheckedOn: null,
+			});
+			expect(sandbox.counters.lookups - lookupsBefore).toBe(19);
+			// The company of the bad row is not forgotten: named again, it is compared with its last state.
+			expect((await watch(engine, TWENTY)).changes).toEqual([]);
+			// Nothing could be checked: the run fails, with the input's error.
+			const allBad = await engine.execute(watchWorkflow(), {
+				rows: [{ ...TWENTY[0], companyId: '' }],
+				mode: 'trigger',
+			});
+			expect(allBad.errorOf(REGISTRY_NODE)).toBeDefined();
+		});
+
 		it('on a queue-mode worker too', async () => {
 			const onWorker = async () =>
 				(

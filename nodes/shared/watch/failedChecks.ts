@@ -89,3 +89,21 @@ export function checkFailedItemJson(check: FailedCheck, now: Date) {
 		detectedAt: now.toISOString(),
 	};
 }
+
+/** The item of a row that names no company it could look up (bad input): the same shape, without a lookup. */
+export function badInputItemJson(row: Extract<CompanyRow, { kind: 'failed' }>, now: Date) {
+	const { error } = row;
+	return {
+		event: 'checkFailed',
+		error: {
+			message: error.message,
+			kind: 'input',
+			...(error.description ? { description: error.description } : {}),
+		},
+		lookup: null,
+		lastCheckedOn: null,
+		failingSince: now.toISOString(),
+		failingForHours: 0,
+		detectedAt: now.toISOString(),
+	};
+}
