@@ -44,11 +44,11 @@ describe('Company Registry Trigger: memory between polls', () => {
 			(item.json.lookup as IDataObject).companyId,
 		]) ?? null;
 
-	it('a company whose lookup fails after its baseline raises no alert, and is compared with its last known state afterwards', async () => {
+	it('a company whose lookup fails after its baseline raises no change (a checkFailed item, issue 26), and is compared with its last known state afterwards', async () => {
 		expect(await poll()).toBeNull();
 		// The registry answers a status outside its contract for this company only: its lookup fails, the other's does not.
 		sandbox.changeCompany(MUELLER, { status: 'Dissolved' as CompanyStatus });
-		expect(await poll()).toBeNull();
+		expect(await poll()).toEqual([['checkFailed', 'HRB12345']]);
 		expect(engine.logs.filter((line) => line.includes('Company Registry Trigger:'))).toHaveLength(
 			1,
 		);

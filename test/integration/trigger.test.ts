@@ -211,10 +211,19 @@ describe('Company Registry Trigger › a company whose checks fail', () => {
 		clock += 3_600_000;
 		expect(events(await poll())).toEqual([['turnedInactive', FAILING.companyId]]);
 		expect(await poll()).toEqual([]);
-		// Failing again later: a new spell, reported at once.
+		// Failing again within a day of its last report: a new spell, not reported yet (a company failing on
+		// and off is reported once an interval, not once a spell) ...
 		sandbox.setCompanyFault(FAILING, '500');
 		clock += 3_600_000;
-		expect(events(await poll())).toEqual([['checkFailed', FAILING.companyId]]);
+		expect(await poll()).toEqual([]);
+		// ... but once the interval has passed, with when this spell started.
+		clock += 22 * 3_600_000;
+		const later = await poll();
+		expect(events(later)).toEqual([['checkFailed', FAILING.companyId]]);
+		expect(later[0].json).toMatchObject({
+			failingSince: '2026-11-03T11:00:00.000Z',
+			failingForHours: 22,
+		});
 	});
 
 	it('with the interval 0 a failed check is not reported; a poll where nothing could be checked still fails', async () => {

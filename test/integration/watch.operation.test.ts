@@ -33,11 +33,13 @@ async function watch(
 	extra: {
 		mode?: 'trigger' | 'manual';
 		onError?: 'continueErrorOutput' | 'continueRegularOutput';
+		onWorker?: boolean;
 	} = {},
 ): Promise<{ changes: INodeExecutionData[]; errors: INodeExecutionData[] }> {
 	const result = await engine.execute(watchWorkflow(options, extra.onError), {
 		rows,
 		mode: extra.mode ?? 'trigger',
+		onWorker: extra.onWorker,
 	});
 	const [changes = [], errors = []] = result.outputOf(REGISTRY_NODE);
 	return { changes, errors };
@@ -384,6 +386,49 @@ describe('Company Registry › Watch for Changes', () => {
 			expect((await watch(engine)).changes).toEqual([]);
 		});
 
+		// A run that fails part-way through its store calls must leave the store as the last successful run
+		// left it: else the next run takes this run's half-written entries for the last state, and a change
+		// made meanwhile is never reported.
+		type StoreMethod = 'checkProcessedAndRecord' | 'clearAllProcessedItems';
+		const FAULTS: Array<[string, StoreMethod, number, number]> = [
+			// [what, method, calls that succeed first, calls that then fail (each call is tried twice)]
+			['every record after the first (recall, step 2)', 'checkProcessedAndRecord', 1, Infinity],
+			['the record right after the clear (remember)', 'checkProcessedAndRecord', 2, 2],
+			['the clear (remember)', 'clearAllProcessedItems', 0, 2],
+		];
+		describe.each([false, true])('on a queue-mode worker: %s', (onWorker) => {
+			it.each(FAULTS)(
+				'a store failing at %s loses no change',
+				async (_what, method, succeeding, failing) => {
+					await watch(engine, LIST, {}, { onWorker });
+					sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { status: 'Inactive' });
+					const store = engine.processedItems;
+					const real = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
+					let calls = 0;
+					store[method] = (async (...args: unknown[]) => {
+						calls += 1;
+						if (calls > succeeding && calls <= succeeding + failing)
+							throw new Error('deadlock detected');
+						return await real(...args);
+					}) as never;
+					const stopped = await engine.execute(watchWorkflow(), {
+						rows: LIST,
+						mode: 'trigger',
+						onWorker,
+					});
+					expect(stopped.errorOf(REGISTRY_NODE)?.message).toContain(
+						"The watch's memory in n8n's database could not be read or saved",
+					);
+					expect(calls).toBeGreaterThan(succeeding);
+					store[method] = real as never;
+					expect(events((await watch(engine, LIST, {}, { onWorker })).changes)).toEqual([
+						['turnedInactive', 'HRB12345'],
+					]);
+					expect((await watch(engine, LIST, {}, { onWorker })).changes).toEqual([]);
+				},
+			);
+		});
+
 		it('a manual test run neither reads nor writes the store', async () => {
 			await watch(engine, LIST, {}, { mode: 'manual' });
 			expect(engine.processedItems.calls).toBe(0);
@@ -431,6 +476,40 @@ describe('Company Registry › Watch for Changes', () => {
 				['turnedInactive', TWENTY[failingAt].companyId],
 			]);
 			expect((await watch(engine, TWENTY)).changes).toEqual([]);
+		});
+
+		it('a row with bad input is a checkFailed item of kind "input", and the others\' changes still leave; only rows that are all bad fail the run', async () => {
+			expect((await watch(engine, TWENTY)).changes).toEqual([]);
+			sandbox.changeCompany(TWENTY[otherAt], { status: 'Inactive' });
+			const rows = TWENTY.map((row, index) =>
+				index === failingAt ? { ...row, companyId: '' } : row,
+			);
+			const lookupsBefore = sandbox.counters.lookups;
+			const result = await engine.execute(watchWorkflow(), { rows, mode: 'trigger' });
+			expect(result.errorOf(REGISTRY_NODE)).toBeUndefined();
+			const [changes = []] = result.outputOf(REGISTRY_NODE);
+			expect(changes.map((item) => [item.json.event, item.pairedItem])).toEqual(
+				[
+					[failingAt, 'checkFailed'],
+					[otherAt, 'turnedInactive'],
+				]
+					.sort(([a], [b]) => Number(a) - Number(b))
+					.map(([index, event]) => [event, { item: index }]),
+			);
+			expect(changes.find((item) => item.json.event === 'checkFailed')!.json).toMatchObject({
+				error: { kind: 'input', message: expect.any(String) },
+				lookup: null,
+				lastCheckedOn: null,
+			});
+			expect(sandbox.counters.lookups - lookupsBefore).toBe(19);
+			// The company of the bad row is not forgotten: named again, it is compared with its last state.
+			expect((await watch(engine, TWENTY)).changes).toEqual([]);
+			// Nothing could be checked: the run fails, with the input's error.
+			const allBad = await engine.execute(watchWorkflow(), {
+				rows: [{ ...TWENTY[0], companyId: '' }],
+				mode: 'trigger',
+			});
+			expect(allBad.errorOf(REGISTRY_NODE)).toBeDefined();
 		});
 
 		it('on a queue-mode worker too', async () => {

@@ -4,10 +4,14 @@ import type { CompanyRow } from '../lookupPipeline';
 import type { LookupKey } from '../model/lookupKey';
 import { isoDay, watchKey } from './snapshot';
 
-/** Per company whose checks fail: since when (ms since 1970), and when that was last reported. */
+/**
+ * Per company whose checks fail: since when (ms since 1970), and when that was last reported. A company
+ * checked again keeps only `reported`, for one interval: a company failing on and off is not reported
+ * once per spell.
+ */
 const failingSchema = z.record(
 	z.string(),
-	z.object({ since: z.number(), reported: z.number().optional() }),
+	z.object({ since: z.number().optional(), reported: z.number().optional() }),
 );
 type Failing = z.infer<typeof failingSchema>;
 
@@ -23,9 +27,11 @@ export interface FailedCheck {
 
 /**
  * The trigger's record of companies whose checks fail, in its static data: a state machine per company
- * (checked → failing, reported → failing, quiet → reported again once `intervalMs` has passed → checked).
- * Returns the failed checks to report now: the first failure of a spell, then one per interval while it
- * lasts; none when the interval is 0. A company checked again, or taken off the list, leaves it.
+ * (checked → failing, reported → failing, quiet → reported again once `intervalMs` has passed → checked,
+ * recently reported → checked, forgotten once `intervalMs` has passed since the report).
+ * Returns the failed checks to report now: a failure at least `intervalMs` after the company's last report
+ * (so the first of a spell, unless an earlier spell was reported within the interval), then one per
+ * interval while it lasts; none when the interval is 0. A company taken off the list leaves it at once.
  */
 export function failedChecksToReport(
 	staticData: Record<string, unknown>,
@@ -43,7 +49,9 @@ export function failedChecksToReport(
 		const id = watchKey(check.key);
 		if (seen.has(id)) continue;
 		seen.add(id);
-		const entry = Object.hasOwn(before, id) ? { ...before[id] } : { since: now.getTime() };
+		const earlier = Object.hasOwn(before, id) ? before[id] : {};
+		// A spell starts where the company was checked (or not known) before.
+		const entry = { since: earlier.since ?? now.getTime(), reported: earlier.reported };
 		if (
 			intervalMs > 0 &&
 			(entry.reported === undefined || now.getTime() - entry.reported >= intervalMs)
@@ -51,9 +59,14 @@ export function failedChecksToReport(
 			entry.reported = now.getTime();
 			report.push({ ...check, since: new Date(entry.since) });
 		}
-		next[id] = entry;
+		next[id] = entry.reported === undefined ? { since: entry.since } : entry;
 	}
-	// Companies checked this run, or no longer listed, are not failing.
+	// Companies checked this run are not failing; their last report is kept for one interval.
+	for (const [id, { reported }] of Object.entries(before)) {
+		if (seen.has(id) || reported === undefined || now.getTime() - reported >= intervalMs) continue;
+		next[id] = { reported };
+	}
+	// Companies no longer listed are forgotten.
 	for (const id of Object.keys(next)) if (!listed.has(id)) delete next[id];
 	staticData.failing = next;
 	return report;
@@ -73,6 +86,24 @@ export function checkFailedItemJson(check: FailedCheck, now: Date) {
 		lastCheckedOn: check.lastCheckedDay !== undefined ? isoDay(check.lastCheckedDay) : null,
 		failingSince: check.since.toISOString(),
 		failingForHours: Math.round(((now.getTime() - check.since.getTime()) / 3_600_000) * 10) / 10,
+		detectedAt: now.toISOString(),
+	};
+}
+
+/** The item of a row that names no company it could look up (bad input): the same shape, without a lookup. */
+export function badInputItemJson(row: Extract<CompanyRow, { kind: 'failed' }>, now: Date) {
+	const { error } = row;
+	return {
+		event: 'checkFailed',
+		error: {
+			message: error.message,
+			kind: 'input',
+			...(error.description ? { description: error.description } : {}),
+		},
+		lookup: null,
+		lastCheckedOn: null,
+		failingSince: now.toISOString(),
+		failingForHours: 0,
 		detectedAt: now.toISOString(),
 	};
 }

@@ -21,11 +21,20 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * A company's entries go in one order, full entry first and status entry second: n8n drops the oldest
  * first, so a company whose status entry survived kept its name and address entries too. One whose
  * status entry was dropped is unknown: a new baseline, never a false change.
+ *
+ * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
+ * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
+ * next run would take them as known, and never report the change); a failure after the clear writes back
+ * the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
+ * leaves its new entries, and the changes of that run are lost for good; a crash between the clear and the
+ * write leaves an empty row: a main process falls back to the static data (written only after the store),
+ * a queue-mode worker starts a new baseline (changes meanwhile lost, none false).
  */
 export type ProcessedItemsStore = Pick<
 	DeduplicationHelperFunctions,
 	'checkProcessedAndRecord' | 'clearAllProcessedItems' | 'getProcessedDataCount'
->;
+> &
+	Partial<Pick<DeduplicationHelperFunctions, 'removeProcessed'>>;
 
 /** Four entries a registered company: room for 125,000 companies; beyond, the first of the list start a new baseline each run. */
 const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };
@@ -64,6 +73,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private carried: string[] = [];
 	/** Each named company's whole-record entry, made once a run. */
 	private readonly fullEntries = new Map<string, string>();
+	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
+	private recordedNew: string[] = [];
+	/** The last successful run's entries, as far as recall learned them: written back if step 3 fails after the clear. */
+	private previous: string[] = [];
 
 	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
 	constructor(
@@ -94,7 +107,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 			return snapshot ? [fullEntry(id, snapshot)] : [];
 		});
 		// Most companies are unchanged: the few new entries are what a run has to look at.
+		this.recordedNew = [];
+		this.previous = [];
 		const firstNew = await this.record([...this.fullEntries.values(), ...notebookEntries]);
+		this.recordedNew = [...firstNew];
 		const changed = [...current.keys()].filter((id) => firstNew.has(this.fullEntries.get(id)!));
 		const carriedWhole = absent.filter((id) => {
 			const snapshot = saved(id);
@@ -126,7 +142,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 						detailsUnknownEntry(id),
 					]),
 				];
-		const secondNew = await this.record(questions);
+		const secondNew = await this.record(questions).catch(async (error: unknown) => {
+			await this.undoRecorded();
+			throw error;
+		});
+		this.recordedNew.push(...secondNew);
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** `now`: the status a changed company has now, whose entry step 1 found missing (and did not ask again). */
@@ -145,6 +165,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 			if (!changedSet.has(id)) {
 				// Unchanged: compared with itself (a change is never shown against it).
 				known.set(id, { previous: now });
+				this.previous.push(...entriesOf(id, now));
 				continue;
 			}
 			const status = statusOf(id, now.s);
@@ -172,6 +193,19 @@ export class ProcessedItemsMemory implements WatchMemory {
 				previous,
 				detailsChanged: { officialName: nameChanged, registeredAddress: addressChanged },
 			});
+			const oldName = nameChanged ? old('n', nameEntry) : now.n;
+			const oldAddress = addressChanged ? old('a', addressEntry) : now.a;
+			const detailsKnown =
+				!detailsUnknown &&
+				(!nameChanged || oldName !== undefined) &&
+				(!addressChanged || oldAddress !== undefined);
+			this.previous.push(
+				...(status === 'N'
+					? [statusEntry(id, 'N')]
+					: detailsKnown
+						? entriesOf(id, { s: status, n: oldName, a: oldAddress })
+						: [statusEntry(id, status), detailsUnknownEntry(id)]),
+			);
 		}
 
 		this.carried = [
@@ -191,7 +225,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
 	): Promise<void> {
-		const entries = this.carried;
+		const entries = [...this.carried];
 		for (const [id, snapshot] of current) {
 			const full = this.fullEntries.get(id) ?? fullEntry(id, snapshot);
 			if (snapshot.s === 'N') entries.push(full);
@@ -204,10 +238,31 @@ export class ProcessedItemsMemory implements WatchMemory {
 				);
 		}
 		// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
-		await this.call(async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS));
-		await this.record(entries);
+		await this.call(
+			async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
+		).catch(async (error: unknown) => {
+			await this.undoRecorded();
+			throw error;
+		});
+		await this.record(entries).catch(async (error: unknown) => {
+			// The row is gone: the last run's entries, as recall learned them, are written back.
+			await this.record([...this.carried, ...this.previous]).catch(() => undefined);
+			throw error;
+		});
 		// The notebook changes only once the store has answered.
 		await this.notebook?.remember(current, unchecked);
+	}
+
+	/**
+	 * Removes the entries this run recorded that the store did not hold (few: those of changed companies).
+	 * Best effort: the run fails with its own error either way.
+	 */
+	private async undoRecorded(): Promise<void> {
+		const { removeProcessed } = this.store;
+		if (this.recordedNew.length === 0 || !removeProcessed) return;
+		await this.call(
+			async () => await removeProcessed(this.recordedNew, 'node', STORE_OPTIONS),
+		).catch(() => undefined);
 	}
 
 	/** Records entries; returns those the store did not hold before (the few, in a run where little changed). */

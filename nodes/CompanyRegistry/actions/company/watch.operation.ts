@@ -31,7 +31,7 @@ import {
 	type FoundChange,
 } from '../../../shared/watch/snapshot';
 import { watchClock } from '../../../shared/watch/clock';
-import { checkFailedItemJson } from '../../../shared/watch/failedChecks';
+import { badInputItemJson, checkFailedItemJson } from '../../../shared/watch/failedChecks';
 
 const show = { resource: ['company'], operation: ['watch'] };
 
@@ -86,12 +86,9 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: false });
 	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
 	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
-	if (!continueOnFail) {
-		// A row that cannot be looked up at all is a broken workflow; so is a run where nothing could be checked.
-		const badInput = failures.find((row) => !row.key);
-		if (badInput) throw badInput.error;
-		if (looked.length === 0 && failures.length > 0) throw failures[0].error;
-	}
+	// A run where nothing could be checked is a broken credential, registry or list. One bad row is not:
+	// it leaves as a checkFailed item of kind 'input', below.
+	if (!continueOnFail && looked.length === 0 && failures.length > 0) throw failures[0].error;
 
 	const now = watchClock.now();
 	const { memory, notebook } = watchMemory(this, options, now);
@@ -143,6 +140,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	}
 	if (continueOnFail) for (const row of failures) items.set(row.itemIndex, errorItem(row));
 	else {
+		for (const row of failures) {
+			if (row.key) continue;
+			items.set(row.itemIndex, {
+				json: badInputItemJson(row, now) as IDataObject,
+				pairedItem: { item: row.itemIndex },
+			});
+		}
 		for (const check of failedChecks) {
 			items.set(check.itemIndex, {
 				json: checkFailedItemJson(check, now) as IDataObject,
