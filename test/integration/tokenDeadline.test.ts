@@ -1,4 +1,5 @@
-import { engineFor, expectEachRowOnce, runRows } from '../../harness/fixtures';
+import { testCredential } from '../../harness/credentialsTester';
+import { CREDENTIAL_ID, engineFor, expectEachRowOnce, runRows } from '../../harness/fixtures';
 import { scriptedRegistry, type ScriptedRegistry } from '../support/scriptedRegistry';
 
 // Issue 21 (red-team follow-up): a token endpoint that answers 200 and then trickles its body was never
@@ -15,7 +16,9 @@ describe('a token endpoint that trickles its answer', () => {
 	let registry: ScriptedRegistry;
 	/** Body bytes each token request got to write before the node hung up. */
 	let trickled: number[];
+	let byteEveryMs = 200;
 	beforeEach(async () => {
+		byteEveryMs = 200;
 		registry = await scriptedRegistry();
 		trickled = [];
 		registry.token = (_request, response) => {
@@ -26,7 +29,7 @@ describe('a token endpoint that trickles its answer', () => {
 				if (response.destroyed) return clearInterval(timer);
 				response.write(' ');
 				trickled[exchange] += 1;
-			}, 200);
+			}, byteEveryMs);
 			response.on('close', () => clearInterval(timer));
 		};
 	});
@@ -56,4 +59,20 @@ describe('a token endpoint that trickles its answer', () => {
 		await registry.socketsClosed(600);
 		expect(trickled).toEqual(afterwards);
 	});
+
+	it("the credential's Test against one byte a second fails at the token exchange's own deadline (30 s), naming the Auth URL", async () => {
+		byteEveryMs = 1000;
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		await expect(testCredential(engine, CREDENTIAL_ID)).resolves.toEqual({
+			status: 'Error',
+			message: expect.stringContaining(
+				`The Auth URL ${registry.url}/oauth/token did not finish its token answer within 30 s.`,
+			) as unknown as string,
+		});
+		expect(registry.lookups).toBe(0);
+		expect(await registry.socketsClosed(1000)).toBe(0);
+		// One exchange, hung up at its deadline: about 30 bytes at one a second, not an endless read.
+		expect(trickled).toHaveLength(1);
+		expect(trickled[0]).toBeLessThan(40);
+	}, 60_000);
 });
