@@ -12,6 +12,7 @@ import { z } from 'zod';
 
 import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/transport/boundedBody';
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
+import { wait } from '../nodes/shared/transport/wait';
 
 /** Interface document, "Token response". */
 const tokenResponseSchema = z.object({
@@ -24,7 +25,10 @@ const tokenResponseSchema = z.object({
 /** An OAuth error answer (RFC 6749 5.2). */
 const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string().optional() });
 
-/** A token exchange that has not answered (headers) within this long has failed. */
+/**
+ * A token exchange whose whole answer, body included, has not arrived within this long has failed
+ * (axios's own timeout only notices a silent connection, not a trickling one).
+ */
 const TOKEN_TIMEOUT_MS = 30_000;
 
 /** Every redirect status axios would follow. */
@@ -77,6 +81,12 @@ function tokenExchangeError(error: unknown, tokenUrl: string, audience: string, 
 	}
 	const detail = parsed.success && parsed.data.error_description ? `: ${safe(parsed.data.error_description)}` : '';
 	return new Error(`The token request to ${shownUrl} failed with HTTP ${status}${code ? ` ${code}` : ''}${detail}`);
+}
+
+function tokenDeadlineError(tokenUrl: string): Error {
+	return new Error(
+		`The Auth URL ${displayUrl(tokenUrl)} did not finish its token answer within ${TOKEN_TIMEOUT_MS / 1000} s. Check the credential's Auth URL and that this host answers.`,
+	);
 }
 
 export class CompanyRegistryApi implements ICredentialType {
@@ -149,6 +159,13 @@ export class CompanyRegistryApi implements ICredentialType {
 		const audience = audienceFor(credentials);
 		const secret = String(credentials.clientSecret ?? '');
 		let answer: { status: number; body: BodyRead };
+		// The deadline ends the request, or destroys its body if the headers came: no socket is left open.
+		const deadline = new AbortController();
+		let expired = false;
+		void wait(TOKEN_TIMEOUT_MS, deadline.signal).then((passed) => {
+			expired = passed;
+			if (passed) deadline.abort();
+		});
 		try {
 			const response = (await this.helpers.httpRequest({
 				method: 'POST',
@@ -168,11 +185,18 @@ export class CompanyRegistryApi implements ICredentialType {
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
 				timeout: TOKEN_TIMEOUT_MS,
+				abortSignal: deadline.signal,
 			})) as IN8nHttpFullResponse;
-			answer = { status: response.statusCode, body: await readBoundedBody(response.body, response.headers as Record<string, unknown>) };
+			answer = {
+				status: response.statusCode,
+				body: await readBoundedBody(response.body, response.headers as Record<string, unknown>, undefined, deadline.signal),
+			};
 		} catch (error) {
-			throw tokenExchangeError(error, tokenUrl, audience, secret);
+			throw expired ? tokenDeadlineError(tokenUrl) : tokenExchangeError(error, tokenUrl, audience, secret);
+		} finally {
+			deadline.abort();
 		}
+		if (answer.body.kind === 'interrupted' && expired) throw tokenDeadlineError(tokenUrl);
 		if (answer.body.kind === 'oversized') {
 			throw new Error(
 				`The token endpoint ${displayUrl(tokenUrl)} answered with more than ${kilobytes(answer.body.limitBytes)}${answer.body.declaredBytes !== undefined ? ` (Content-Length ${answer.body.declaredBytes} bytes)` : ' after decompression'}; a token answer is a few KB. Check the credential's Auth URL.`,

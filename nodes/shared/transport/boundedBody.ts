@@ -38,14 +38,31 @@ const decoder = new TextDecoder();
 
 /**
  * Reads a body up to `limitBytes` and parses it as JSON when it is JSON (the text otherwise, as axios
- * does). A body over the cap is destroyed at once, which closes its connection; so is one that breaks off.
+ * does). A body over the cap is destroyed at once, which closes its connection; so is one that breaks off,
+ * and one still arriving when `signal` aborts (a deadline passed): a trickling body is not waited for.
  */
 export async function readBoundedBody(
 	body: unknown,
 	headers: Record<string, unknown>,
 	limitBytes = MAX_ANSWER_BYTES,
+	signal?: AbortSignal,
 ): Promise<BodyRead> {
 	if (!isBodyStream(body)) return { kind: 'read', body };
+	const stop = () => body.destroy(new Error('The deadline for this answer passed'));
+	if (signal?.aborted) stop();
+	signal?.addEventListener('abort', stop, { once: true });
+	try {
+		return await readAtMost(body, headers, limitBytes);
+	} finally {
+		signal?.removeEventListener('abort', stop);
+	}
+}
+
+async function readAtMost(
+	body: BodyStream,
+	headers: Record<string, unknown>,
+	limitBytes: number,
+): Promise<BodyRead> {
 	const declared = Number(headerOf(headers, 'content-length'));
 	if (headerOf(headers, 'content-encoding') === undefined && declared > limitBytes) {
 		body.destroy();

@@ -2,6 +2,7 @@ import type { ICredentialsDecrypted, IExecuteFunctions, IHttpRequestOptions, IN8
 
 import type { LookupKey } from '../model/lookupKey';
 import { isBodyStream, readBoundedBody, type BodyRead } from './boundedBody';
+import { displayUrl } from './serverText';
 import { wait } from './wait';
 
 export const CREDENTIAL_TYPE = 'companyRegistryApi';
@@ -99,7 +100,19 @@ export function registryRequest(
 		const stop = () => abort.abort();
 		executionSignal?.addEventListener('abort', stop, { once: true });
 		if (executionSignal?.aborted) stop();
-		const ownSignal = Object.create(context, { getExecutionCancelSignal: { value: () => abort.signal } }) as typeof context;
+		// n8n runs the credential's token exchange through `helpers.httpRequest`, which carries no abort
+		// signal: this request's is added, so the deadline and a stopped execution end the exchange too.
+		let tokenUrl: string | undefined;
+		const helpers = Object.create(context.helpers, {
+			httpRequest: {
+				value: async (options: IHttpRequestOptions) => {
+					tokenUrl = options.url;
+					const signals = [abort.signal, ...(options.abortSignal instanceof AbortSignal ? [options.abortSignal] : [])];
+					return await context.helpers.httpRequest({ ...options, abortSignal: AbortSignal.any(signals) });
+				},
+			},
+		}) as typeof context.helpers;
+		const ownSignal = Object.create(context, { getExecutionCancelSignal: { value: () => abort.signal }, helpers: { value: helpers } }) as typeof context;
 		let expired = false;
 		const sent = context.helpers.httpRequestWithAuthentication
 			.call(ownSignal, CREDENTIAL_TYPE, request, { credentialsDecrypted: credential, preAuthenticationRetryStatusCode: TOKEN_REFUSALS })
@@ -114,16 +127,27 @@ export function registryRequest(
 					const refusesToken = status === 413 || status === 431;
 					return { kind: 'response', status, statusMessage: full.statusMessage, headers, body: read.body, ...(refusesToken ? { tokenBytes: tokenBytes() } : {}) };
 				},
-				(error: unknown): RegistryAnswer => (expired ? TIMED_OUT : answerOfError(error as WrappedRequestError, on401, tokenBytes)),
+				(error: unknown): RegistryAnswer =>
+					expired && tokenUrl === undefined ? TIMED_OUT : answerOfError(error as WrappedRequestError, on401, tokenBytes),
 			);
-		const timedOut = wait(settings.timeoutMs, abort.signal).then((passed): RegistryAnswer | undefined => {
+		const timedOut = wait(settings.timeoutMs, abort.signal).then(async (passed): Promise<RegistryAnswer | undefined> => {
 			if (!passed) return undefined;
 			expired = true;
 			abort.abort();
-			return TIMED_OUT;
+			if (tokenUrl === undefined) return TIMED_OUT;
+			// The token exchange was under way: once aborted it ends at once, and tells whether it was what stalled.
+			const answer = await sent;
+			return answer.kind === 'credential'
+				? {
+						kind: 'credential',
+						message: `The Auth URL ${displayUrl(tokenUrl)} did not finish its token answer within ${settings.timeoutMs / 1000} s (the Request Timeout); this row was not looked up`,
+					}
+				: TIMED_OUT;
 		});
 		try {
-			return (await Promise.race([sent, timedOut])) ?? (await sent);
+			const first = await Promise.race([sent, timedOut]);
+			// Past the deadline, the deadline's reading of what stalled is the answer.
+			return expired ? ((await timedOut) ?? TIMED_OUT) : (first ?? (await sent));
 		} finally {
 			abort.abort();
 			executionSignal?.removeEventListener('abort', stop);
