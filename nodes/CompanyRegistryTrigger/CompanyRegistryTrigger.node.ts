@@ -41,7 +41,7 @@ const failedCheckIntervalOption: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: 24,
 	description:
-		'A company whose check fails is reported (event "checkFailed") when its failures start, then again at most this often while they last. 0 reports no failed check: a company that can no longer be checked then goes unnoticed.',
+		'A company that cannot be checked is reported (event "checkFailed") when this starts, then again at most this often while it lasts. 0 turns these reports off: a company that can no longer be checked then goes unnoticed.',
 };
 
 export class CompanyRegistryTrigger implements INodeType {
