@@ -20,7 +20,13 @@ import {
 import { Pool } from 'undici';
 
 import { makeSheet, uniqueValid, type SheetRow } from '../sandbox/sheets';
-import { DEMO_CLIENT, startSandbox, type RateLimitSettings, type SandboxCounters, type SandboxOptions } from '../sandbox/server';
+import {
+	DEMO_CLIENT,
+	startSandbox,
+	type RateLimitSettings,
+	type SandboxCounters,
+	type SandboxOptions,
+} from '../sandbox/server';
 import { REGISTRY_NODE, engineFor, lookupWorkflow } from '../harness/fixtures';
 import { PACKAGE } from '../harness/nodeTypes';
 import { watchBench } from './watch';
@@ -126,7 +132,8 @@ function pacer(limits: RateLimitSettings, t0: number): Pacer {
 	const schedule =
 		limits.family === 'fixed-window'
 			? (index: number) => Math.floor(index / windowLimit(limits)) * windowMs(limits)
-			: (index: number) => (index < limits.burst ? 0 : ((index - limits.burst + 1) * 1000) / limits.ratePerSecond);
+			: (index: number) =>
+					index < limits.burst ? 0 : ((index - limits.burst + 1) * 1000) / limits.ratePerSecond;
 	return {
 		async acquire() {
 			const index = slot++;
@@ -147,8 +154,14 @@ async function alignedStart(limits: RateLimitSettings): Promise<void> {
 	await new Promise((resolve) => setTimeout(resolve, length - (Date.now() % length) + 5));
 }
 
-async function withSandbox<T>(scenario: Scenario, run: (sandbox: RemoteSandbox) => Promise<T>): Promise<T> {
-	const child = fork(resolve('bench/sandboxProcess.ts'), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+async function withSandbox<T>(
+	scenario: Scenario,
+	run: (sandbox: RemoteSandbox) => Promise<T>,
+): Promise<T> {
+	const child = fork(resolve('bench/sandboxProcess.ts'), {
+		execArgv: ['--import', 'tsx'],
+		stdio: 'inherit',
+	});
 	const next = async <M>(type: string) =>
 		await new Promise<M>((done) => {
 			const listener = (message: { type: string }) => {
@@ -215,7 +228,10 @@ async function nodeScenario(scenario: Scenario): Promise<Figures> {
 		const peak = rssSampler();
 		const started = performance.now();
 		const results = await Promise.all(
-			scenario.sheets.map(async (sheet) => await engine.execute(lookupWorkflow({ onError: 'continueErrorOutput' }), { rows: sheet })),
+			scenario.sheets.map(
+				async (sheet) =>
+					await engine.execute(lookupWorkflow({ onError: 'continueErrorOutput' }), { rows: sheet }),
+			),
 		);
 		const seconds = (performance.now() - started) / 1000;
 		let out = 0;
@@ -228,7 +244,10 @@ async function nodeScenario(scenario: Scenario): Promise<Figures> {
 		const unique = scenario.sheets.reduce((sum, sheet) => sum + uniqueValid(sheet).length, 0);
 		const counters = await sandbox.counters();
 		return {
-			name: scenario.sheets.length > 1 ? `node (${scenario.sheets.length} executions at once)` : 'node (defaults, n8n engine)',
+			name:
+				scenario.sheets.length > 1
+					? `node (${scenario.sheets.length} executions at once)`
+					: 'node (defaults, n8n engine)',
 			requests: counters.lookups,
 			seconds,
 			rows,
@@ -246,7 +265,10 @@ async function floorScenario(scenario: Scenario): Promise<Figures> {
 	return await withSandbox(scenario, async (sandbox) => {
 		const lookups = scenario.sheets.flatMap((sheet) => uniqueValid(sheet));
 		const { limits } = scenario;
-		const burst = limits.family === 'fixed-window' || limits.family === 'sliding-window' ? windowLimit(limits) : limits.burst;
+		const burst =
+			limits.family === 'fixed-window' || limits.family === 'sliding-window'
+				? windowLimit(limits)
+				: limits.burst;
 		// Enough keep-alive connections for the whole burst to leave at once.
 		const pool = new Pool(sandbox.baseUrl, { connections: burst + 28 });
 		await alignedStart(limits);
@@ -328,11 +350,15 @@ class NaiveLookup implements INodeType {
 		for (const [index, item] of this.getInputData().entries()) {
 			const { country, companyId, state } = item.json;
 			try {
-				const json = await this.helpers.httpRequestWithAuthentication.call(this, 'companyRegistryApi', {
-					url: `${baseUrl}/v1/company/${encodeURIComponent(String(country).toLowerCase())}/${encodeURIComponent(String(companyId))}`,
-					qs: state ? { stateCode: state } : {},
-					json: true,
-				});
+				const json = await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					'companyRegistryApi',
+					{
+						url: `${baseUrl}/v1/company/${encodeURIComponent(String(country).toLowerCase())}/${encodeURIComponent(String(companyId))}`,
+						qs: state ? { stateCode: state } : {},
+						json: true,
+					},
+				);
 				out.push({ json, pairedItem: { item: index } });
 			} catch (error) {
 				out.push({ json: { error: (error as Error).message }, pairedItem: { item: index } });
@@ -347,7 +373,10 @@ async function naiveScenario(scenario: Scenario): Promise<Figures> {
 	return await withSandbox(scenario, async (sandbox) => {
 		const engine = engineFor(sandbox);
 		const naiveType = `${PACKAGE}.naiveLookup`;
-		(engine.nodeTypes as unknown as { types: Map<string, INodeType> }).types.set(naiveType, new NaiveLookup());
+		(engine.nodeTypes as unknown as { types: Map<string, INodeType> }).types.set(
+			naiveType,
+			new NaiveLookup(),
+		);
 		const workflow = lookupWorkflow();
 		const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
 		node.type = naiveType;
@@ -375,7 +404,9 @@ async function naiveScenario(scenario: Scenario): Promise<Figures> {
 
 function table(title: string, rows: Figures[]): void {
 	console.log(`\n${title}`);
-	console.log('client                                wall s   rows/s  requests   429s  retries  tokens  lost  failed  peak RSS MB');
+	console.log(
+		'client                                wall s   rows/s  requests   429s  retries  tokens  lost  failed  peak RSS MB',
+	);
 	for (const row of rows) {
 		console.log(
 			`${row.name.padEnd(36)} ${row.seconds.toFixed(2).padStart(7)} ${(row.rows / row.seconds).toFixed(1).padStart(8)} ${String(row.requests).padStart(9)} ${String(row.rateLimited).padStart(6)} ${String(row.retries).padStart(8)} ${String(row.tokenRequests).padStart(7)} ${String(row.lost).padStart(5)} ${String(row.failed).padStart(7)} ${String(row.peakRssMb).padStart(12)}`,
@@ -388,7 +419,11 @@ function scenarios(rows: number): Scenario[] {
 	const perSecond = { ratePerSecond: 100, burst: 100 };
 	const window = { ratePerSecond: 100, burst: 100, limit: 100, windowMs: 1000 };
 	const sheet = makeSheet(rows);
-	const family = (name: string, title: string, rest: Omit<Scenario, 'name' | 'title' | 'sheets'>): Scenario => ({
+	const family = (
+		name: string,
+		title: string,
+		rest: Omit<Scenario, 'name' | 'title' | 'sheets'>,
+	): Scenario => ({
 		name,
 		title: `${title}; ${rows} rows, 50 ms latency`,
 		sheets: [sheet],
@@ -405,16 +440,24 @@ function scenarios(rows: number): Scenario[] {
 			rateLimitHeaders: '429-only',
 			retryAfterFormat: 'seconds',
 		}),
-		family('token-bucket-no-headers', '3. token bucket 100/s, bursts of 100, bare 429s (no headers at all)', {
-			limits: perSecond,
-			rateLimitHeaders: 'none',
-			retryAfterFormat: 'none',
-		}),
-		family('fixed-window', '4. fixed window 100 per 1 s, X-RateLimit-* on every answer, no Retry-After', {
-			limits: { ...window, family: 'fixed-window' },
-			rateLimitHeaders: 'always',
-			retryAfterFormat: 'none',
-		}),
+		family(
+			'token-bucket-no-headers',
+			'3. token bucket 100/s, bursts of 100, bare 429s (no headers at all)',
+			{
+				limits: perSecond,
+				rateLimitHeaders: 'none',
+				retryAfterFormat: 'none',
+			},
+		),
+		family(
+			'fixed-window',
+			'4. fixed window 100 per 1 s, X-RateLimit-* on every answer, no Retry-After',
+			{
+				limits: { ...window, family: 'fixed-window' },
+				rateLimitHeaders: 'always',
+				retryAfterFormat: 'none',
+			},
+		),
 		family('sliding-window', '5. sliding window (log) 100 per 1 s, headers only on 429s', {
 			limits: { ...window, family: 'sliding-window' },
 			rateLimitHeaders: '429-only',
@@ -422,8 +465,15 @@ function scenarios(rows: number): Scenario[] {
 		}),
 		{
 			name: 'fixed-window-120-per-10s',
-			title: 'fixed window 120 per 10 s (scaled like Companies House), X-RateLimit-* on every answer, no Retry-After; 600 rows',
-			limits: { ratePerSecond: 12, burst: 120, family: 'fixed-window', limit: 120, windowMs: 10_000 },
+			title:
+				'fixed window 120 per 10 s (scaled like Companies House), X-RateLimit-* on every answer, no Retry-After; 600 rows',
+			limits: {
+				ratePerSecond: 12,
+				burst: 120,
+				family: 'fixed-window',
+				limit: 120,
+				windowMs: 10_000,
+			},
 			rateLimitHeaders: 'always',
 			retryAfterFormat: 'none',
 			sheets: [makeSheet(600)],
@@ -438,7 +488,8 @@ function scenarios(rows: number): Scenario[] {
 		},
 		{
 			name: 'three-executions',
-			title: 'three executions of 1,000 rows started together on one n8n instance, one token bucket 100/s, bursts of 100',
+			title:
+				'three executions of 1,000 rows started together on one n8n instance, one token bucket 100/s, bursts of 100',
 			limits: perSecond,
 			rateLimitHeaders: 'always',
 			retryAfterFormat: 'seconds',
@@ -448,8 +499,12 @@ function scenarios(rows: number): Scenario[] {
 }
 
 const invalidRows = (scenario: Scenario) =>
-	scenario.sheets.reduce((sum, sheet) => sum + sheet.filter((row) => row.country === 'Atlantis').length, 0);
-const uniqueLookups = (scenario: Scenario) => scenario.sheets.reduce((sum, sheet) => sum + uniqueValid(sheet).length, 0);
+	scenario.sheets.reduce(
+		(sum, sheet) => sum + sheet.filter((row) => row.country === 'Atlantis').length,
+		0,
+	);
+const uniqueLookups = (scenario: Scenario) =>
+	scenario.sheets.reduce((sum, sheet) => sum + uniqueValid(sheet).length, 0);
 
 function scenarioLine(scenario: Scenario, node: Figures, floor: Figures): string {
 	return `bench: scenario=${scenario.name} node_vs_floor=${(node.seconds / floor.seconds).toFixed(3)} rate_limited=${node.rateLimited} lost=${node.lost} failed=${node.failed} token_requests=${node.tokenRequests}`;
@@ -458,8 +513,12 @@ function scenarioLine(scenario: Scenario, node: Figures, floor: Figures): string
 async function main() {
 	if (values.scenario === 'watch') return await watchBench(values.quick);
 	const matrix = scenarios(Number(values.rows));
-	const chosen = values.scenario === undefined ? matrix : matrix.filter((scenario) => scenario.name === values.scenario);
-	if (chosen.length === 0) throw new Error(`--scenario is one of ${matrix.map((scenario) => scenario.name).join(', ')}`);
+	const chosen =
+		values.scenario === undefined
+			? matrix
+			: matrix.filter((scenario) => scenario.name === values.scenario);
+	if (chosen.length === 0)
+		throw new Error(`--scenario is one of ${matrix.map((scenario) => scenario.name).join(', ')}`);
 
 	if (values.quick) {
 		const [scenario] = chosen;
@@ -467,7 +526,9 @@ async function main() {
 		const floor = await floorScenario(scenario);
 		table(`${scenario.title} (quick)`, [node, floor]);
 		console.log(scenarioLine(scenario, node, floor));
-		console.log(`bench(quick): node_vs_floor=${(node.seconds / floor.seconds).toFixed(3)} lost=${node.lost} failed=${node.failed} token_requests=${node.tokenRequests} rss_mb=${node.peakRssMb}`);
+		console.log(
+			`bench(quick): node_vs_floor=${(node.seconds / floor.seconds).toFixed(3)} lost=${node.lost} failed=${node.failed} token_requests=${node.tokenRequests} rss_mb=${node.peakRssMb}`,
+		);
 		return;
 	}
 
@@ -478,9 +539,14 @@ async function main() {
 		const floor = await floorScenario(scenario);
 		// The naive node only where the final line needs it: row by row it takes minutes.
 		const naive = scenario === matrix[0] ? await naiveScenario(scenario) : undefined;
-		table(`${scenario.name}: ${scenario.title}; ${uniqueLookups(scenario)} unique valid lookups, ${invalidRows(scenario)} invalid rows`, naive ? [node, floor, naive] : [node, floor]);
+		table(
+			`${scenario.name}: ${scenario.title}; ${uniqueLookups(scenario)} unique valid lookups, ${invalidRows(scenario)} invalid rows`,
+			naive ? [node, floor, naive] : [node, floor],
+		);
 		const share = node.requests > 0 ? (100 * node.rateLimited) / node.requests : 0;
-		console.log(`429s: ${share.toFixed(2)}% of the node's ${node.requests} requests; failed rows ${node.failed} of which invalid ${invalidRows(scenario)}`);
+		console.log(
+			`429s: ${share.toFixed(2)}% of the node's ${node.requests} requests; failed rows ${node.failed} of which invalid ${invalidRows(scenario)}`,
+		);
 		lines.push(scenarioLine(scenario, node, floor));
 		if (naive) first = { node, floor, naive, invalid: invalidRows(scenario) };
 	}
@@ -489,7 +555,8 @@ async function main() {
 	for (const line of lines) console.log(line);
 	if (first) {
 		const { node, floor, naive, invalid } = first;
-		if (node.failed !== invalid) console.log(`(failed rows ${node.failed} differ from the ${invalid} invalid rows)`);
+		if (node.failed !== invalid)
+			console.log(`(failed rows ${node.failed} differ from the ${invalid} invalid rows)`);
 		console.log(
 			`bench: node_vs_floor=${(node.seconds / floor.seconds).toFixed(3)} node_vs_naive=${(node.seconds / naive.seconds).toFixed(3)} lost=${node.lost} failed=${node.failed} token_requests=${node.tokenRequests} rss_mb=${node.peakRssMb}`,
 		);

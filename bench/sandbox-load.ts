@@ -7,7 +7,10 @@ import { Pool } from 'undici';
 import { startSandbox } from '../sandbox/server';
 
 const { values } = parseArgs({
-	options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } },
+	options: {
+		seconds: { type: 'string', default: '5' },
+		connections: { type: 'string', default: '32' },
+	},
 });
 
 async function main() {
@@ -20,16 +23,31 @@ async function main() {
 		path: '/oauth/token',
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ client_id: 'demo-client', client_secret: 'demo-secret', audience: sandbox.audience, grant_type: 'client_credentials' }),
+		body: JSON.stringify({
+			client_id: 'demo-client',
+			client_secret: 'demo-secret',
+			audience: sandbox.audience,
+			grant_type: 'client_credentials',
+		}),
 	});
 	const { access_token: token } = (await tokenResponse.body.json()) as { access_token: string };
-	const paths = ['/v1/company/de/HRB12345', '/v1/company/gb/09876543', '/v1/company/us/C0806592?stateCode=ca', '/v1/company/jp/1010001000001', '/v1/company/de/HRB00000'];
+	const paths = [
+		'/v1/company/de/HRB12345',
+		'/v1/company/gb/09876543',
+		'/v1/company/us/C0806592?stateCode=ca',
+		'/v1/company/jp/1010001000001',
+		'/v1/company/de/HRB00000',
+	];
 	const deadline = Date.now() + seconds * 1000;
 	let done = 0;
 	let failed = 0;
 	const worker = async (offset: number) => {
 		for (let index = offset; Date.now() < deadline; index++) {
-			const response = await pool.request({ path: paths[index % paths.length], method: 'GET', headers: { authorization: `Bearer ${token}` } });
+			const response = await pool.request({
+				path: paths[index % paths.length],
+				method: 'GET',
+				headers: { authorization: `Bearer ${token}` },
+			});
 			await response.body.text();
 			if (response.statusCode === 200) done++;
 			else failed++;
@@ -40,7 +58,9 @@ async function main() {
 	const elapsed = (Date.now() - started) / 1000;
 	await pool.close();
 	await sandbox.close();
-	console.log(`sandbox: ${done} lookups in ${elapsed.toFixed(2)} s over ${connections} keep-alive connections, ${failed} not 200`);
+	console.log(
+		`sandbox: ${done} lookups in ${elapsed.toFixed(2)} s over ${connections} keep-alive connections, ${failed} not 200`,
+	);
 	console.log(`bench:sandbox lookups_per_second=${Math.round(done / elapsed)}`);
 }
 

@@ -51,7 +51,12 @@ interface HttpFailure {
  * error code; what the server wrote passes `serverText`, so a server that echoes the request body
  * cannot put the client secret into the message. The failed request itself is never attached.
  */
-function tokenExchangeError(error: unknown, tokenUrl: string, audience: string, secret: string): Error {
+function tokenExchangeError(
+	error: unknown,
+	tokenUrl: string,
+	audience: string,
+	secret: string,
+): Error {
 	const failure = (error ?? {}) as HttpFailure;
 	const status = failure.response?.status;
 	const safe = (text: string) => serverText(text, [secret]);
@@ -69,18 +74,32 @@ function tokenExchangeError(error: unknown, tokenUrl: string, audience: string, 
 	}
 	const parsed = oauthErrorSchema.safeParse(failure.response?.data ?? failure.response?.body);
 	const code = parsed.success ? safe(parsed.data.error) : undefined;
-	if (code === 'invalid_client' || code === 'unauthorized_client' || (status === 401 && code === undefined)) {
+	if (
+		code === 'invalid_client' ||
+		code === 'unauthorized_client' ||
+		(status === 401 && code === undefined)
+	) {
 		return new Error(
 			`The token endpoint ${shownUrl} rejected the Client ID or Client Secret (HTTP ${status}${code ? ` ${code}` : ''}). Check both values, as issued by the registry operator.`,
 		);
 	}
-	if (code === 'access_denied' || code === 'invalid_target' || code === 'invalid_audience' || status === 403) {
+	if (
+		code === 'access_denied' ||
+		code === 'invalid_target' ||
+		code === 'invalid_audience' ||
+		status === 403
+	) {
 		return new Error(
 			`The token endpoint ${shownUrl} refused the audience '${safe(audience)}' (HTTP ${status}${code ? ` ${code}` : ''}). The audience must be the API address with its version, e.g. https://api.verifiet.com/v1/; leave Audience empty to use {Base URL}/v1/.`,
 		);
 	}
-	const detail = parsed.success && parsed.data.error_description ? `: ${safe(parsed.data.error_description)}` : '';
-	return new Error(`The token request to ${shownUrl} failed with HTTP ${status}${code ? ` ${code}` : ''}${detail}`);
+	const detail =
+		parsed.success && parsed.data.error_description
+			? `: ${safe(parsed.data.error_description)}`
+			: '';
+	return new Error(
+		`The token request to ${shownUrl} failed with HTTP ${status}${code ? ` ${code}` : ''}${detail}`,
+	);
 }
 
 function tokenDeadlineError(tokenUrl: string): Error {
@@ -94,7 +113,8 @@ export class CompanyRegistryApi implements ICredentialType {
 
 	displayName = 'Company Registry API';
 
-	documentationUrl = 'https://github.com/n8n-nodes-company-registry/n8n-nodes-company-registry#credentials';
+	documentationUrl =
+		'https://github.com/n8n-nodes-company-registry/n8n-nodes-company-registry#credentials';
 
 	icon: Icon = {
 		light: 'file:../nodes/CompanyRegistry/companyRegistry.svg',
@@ -133,7 +153,8 @@ export class CompanyRegistryApi implements ICredentialType {
 			type: 'string',
 			default: 'https://login.verifiet.com',
 			required: true,
-			description: 'Address of the host that issues tokens; the token is requested from {Auth URL}/oauth/token',
+			description:
+				'Address of the host that issues tokens; the token is requested from {Auth URL}/oauth/token',
 		},
 		{
 			displayName: 'Audience',
@@ -189,10 +210,17 @@ export class CompanyRegistryApi implements ICredentialType {
 			})) as IN8nHttpFullResponse;
 			answer = {
 				status: response.statusCode,
-				body: await readBoundedBody(response.body, response.headers as Record<string, unknown>, undefined, deadline.signal),
+				body: await readBoundedBody(
+					response.body,
+					response.headers as Record<string, unknown>,
+					undefined,
+					deadline.signal,
+				),
 			};
 		} catch (error) {
-			throw expired ? tokenDeadlineError(tokenUrl) : tokenExchangeError(error, tokenUrl, audience, secret);
+			throw expired
+				? tokenDeadlineError(tokenUrl)
+				: tokenExchangeError(error, tokenUrl, audience, secret);
 		} finally {
 			deadline.abort();
 		}
@@ -202,13 +230,21 @@ export class CompanyRegistryApi implements ICredentialType {
 				`The token endpoint ${displayUrl(tokenUrl)} answered with more than ${kilobytes(answer.body.limitBytes)}${answer.body.declaredBytes !== undefined ? ` (Content-Length ${answer.body.declaredBytes} bytes)` : ' after decompression'}; a token answer is a few KB. Check the credential's Auth URL.`,
 			);
 		}
-		if (answer.body.kind === 'interrupted') throw tokenExchangeError({}, tokenUrl, audience, secret);
+		if (answer.body.kind === 'interrupted')
+			throw tokenExchangeError({}, tokenUrl, audience, secret);
 		if (answer.status < 200 || answer.status >= 300) {
-			throw tokenExchangeError({ response: { status: answer.status, data: answer.body.body } }, tokenUrl, audience, secret);
+			throw tokenExchangeError(
+				{ response: { status: answer.status, data: answer.body.body } },
+				tokenUrl,
+				audience,
+				secret,
+			);
 		}
 		const token = tokenResponseSchema.safeParse(answer.body.body);
 		if (!token.success) {
-			throw new Error(`The token endpoint ${displayUrl(tokenUrl)} answered without an access_token`);
+			throw new Error(
+				`The token endpoint ${displayUrl(tokenUrl)} answered without an access_token`,
+			);
 		}
 		return { accessToken: token.data.access_token };
 	}
@@ -217,10 +253,16 @@ export class CompanyRegistryApi implements ICredentialType {
 	 * The Bearer header, set directly rather than by an expression: n8n evaluates a generic
 	 * `authenticate` in its expression sandbox for every request (about 0.4 ms of CPU each).
 	 */
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		return {
 			...requestOptions,
-			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+			headers: {
+				...requestOptions.headers,
+				Authorization: `Bearer ${String(credentials.accessToken ?? '')}`,
+			},
 		};
 	}
 

@@ -5,5 +5,7 @@ import { resolve } from 'node:path';
 export function readCsv(path = 'examples/sample-sheet.csv'): Array<Record<string, string>> {
 	const [header, ...lines] = readFileSync(resolve(path), 'utf8').trim().split(/\r?\n/);
 	const columns = header.split(',');
-	return lines.map((line) => Object.fromEntries(line.split(',').map((cell, index) => [columns[index], cell.trim()])));
+	return lines.map((line) =>
+		Object.fromEntries(line.split(',').map((cell, index) => [columns[index], cell.trim()])),
+	);
 }

@@ -1,6 +1,4 @@
-import {
-	Credentials,
-} from 'n8n-core';
+import { Credentials } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -27,7 +25,9 @@ import { CompanyRegistryApi } from '../credentials/CompanyRegistryApi.credential
  * The store is in memory, which stands in for n8n's encrypted database.
  */
 export class TestCredentialsHelper extends ICredentialsHelper {
-	private readonly types = new Map<string, ICredentialType>([['companyRegistryApi', new CompanyRegistryApi()]]);
+	private readonly types = new Map<string, ICredentialType>([
+		['companyRegistryApi', new CompanyRegistryApi()],
+	]);
 	private readonly store = new Map<string, ICredentialDataDecryptedObject>();
 	/** How often each credential's preAuthentication actually ran, and with which reason. */
 	readonly preAuthentications: Array<{ id: string; expired: boolean }> = [];
@@ -60,9 +60,15 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		return this.type(type).properties;
 	}
 
-	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<Credentials> {
+	async getCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<Credentials> {
 		const data = this.storedOrFail(nodeCredentials);
-		const credentials = new Credentials({ id: nodeCredentials.id, name: nodeCredentials.name }, type);
+		const credentials = new Credentials(
+			{ id: nodeCredentials.id, name: nodeCredentials.name },
+			type,
+		);
 		credentials.setData(data);
 		return credentials;
 	}
@@ -84,7 +90,11 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		) as ICredentialDataDecryptedObject;
 	}
 
-	async updateCredentials(nodeCredentials: INodeCredentialsDetails, _type: string, data: ICredentialDataDecryptedObject): Promise<void> {
+	async updateCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		_type: string,
+		data: ICredentialDataDecryptedObject,
+	): Promise<void> {
 		this.store.set(this.idOf(nodeCredentials), { ...data });
 	}
 
@@ -102,10 +112,18 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		if (typeof authenticate === 'function') return await authenticate(credentials, options);
 		if (authenticate?.type === 'generic' && workflow && node) {
 			for (const [target, values] of Object.entries(authenticate.properties)) {
-				const record = ((options as unknown as Record<string, Record<string, unknown>>)[target] ??= {});
+				const record = ((options as unknown as Record<string, Record<string, unknown>>)[target] ??=
+					{});
 				for (const [key, value] of Object.entries(values as Record<string, string>)) {
 					record[key] = String(
-						workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '') ?? '',
+						workflow.expression.getSimpleParameterValue(
+							node,
+							value,
+							'internal',
+							{ $credentials: credentials },
+							undefined,
+							'',
+						) ?? '',
 					);
 				}
 			}
@@ -121,14 +139,21 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		credentialsExpired: boolean,
 	): Promise<ICredentialDataDecryptedObject | undefined> {
 		const type = this.type(typeName);
-		const expirable = type.properties.find((property) => property.type === 'hidden' && property.typeOptions?.expirable === true);
+		const expirable = type.properties.find(
+			(property) => property.type === 'hidden' && property.typeOptions?.expirable === true,
+		);
 		if (!expirable || typeof type.preAuthentication !== 'function') return undefined;
 		// As n8n's CredentialsHelper: the credential Test's temporary node always fetches a fresh token.
-		const isTestingCredentials = node.parameters?.temp === '' && node.type === 'n8n-nodes-base.noOp';
-		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials) return undefined;
+		const isTestingCredentials =
+			node.parameters?.temp === '' && node.type === 'n8n-nodes-base.noOp';
+		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials)
+			return undefined;
 		const nodeCredentials = node.credentials?.[typeName];
 		this.preAuthentications.push({ id: nodeCredentials?.id ?? '', expired: credentialsExpired });
-		const output = (await type.preAuthentication.call(helpers, credentials)) as ICredentialDataDecryptedObject;
+		const output = (await type.preAuthentication.call(
+			helpers,
+			credentials,
+		)) as ICredentialDataDecryptedObject;
 		if (output[expirable.name] === undefined || !nodeCredentials) return undefined;
 		const stored = this.storedOrFail(nodeCredentials);
 		this.store.set(this.idOf(nodeCredentials), { ...stored, ...output });
@@ -142,7 +167,10 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 	): Promise<ICredentialDataDecryptedObject | undefined> {
 		const type = this.type(typeName);
 		if (typeof type.preAuthentication !== 'function') return undefined;
-		return (await type.preAuthentication.call(helpers, credentials)) as ICredentialDataDecryptedObject;
+		return (await type.preAuthentication.call(
+			helpers,
+			credentials,
+		)) as ICredentialDataDecryptedObject;
 	}
 
 	private idOf(nodeCredentials: INodeCredentialsDetails): string {

@@ -38,7 +38,6 @@ export interface WorkflowFile {
 	staticData?: IDataObject | null;
 }
 
-
 export function loadWorkflow(path: string): WorkflowFile {
 	return JSON.parse(readFileSync(resolve(path), 'utf8')) as WorkflowFile;
 }
@@ -84,11 +83,17 @@ export class Engine {
 			},
 			child: () => recorder,
 		};
-		(logger as unknown as { setInternalLogger(internal: unknown): void }).setInternalLogger(recorder);
+		(logger as unknown as { setInternalLogger(internal: unknown): void }).setInternalLogger(
+			recorder,
+		);
 		LoggerProxy.init(logger);
 	}
 
-	saveCredential(id: string, data: ICredentialDataDecryptedObject, type = 'companyRegistryApi'): void {
+	saveCredential(
+		id: string,
+		data: ICredentialDataDecryptedObject,
+		type = 'companyRegistryApi',
+	): void {
 		this.credentials.save(id, type, data);
 	}
 
@@ -101,7 +106,11 @@ export class Engine {
 		this.savedStaticData.set(workflowId, structuredClone(data));
 	}
 
-	private workflowOf(workflowFile: WorkflowFile, pinData: IPinData = {}, staticDataLoaded = true): Workflow {
+	private workflowOf(
+		workflowFile: WorkflowFile,
+		pinData: IPinData = {},
+		staticDataLoaded = true,
+	): Workflow {
 		const id = workflowFile.id ?? 'test-workflow';
 		useProcessedItemsStore(this.processedItems);
 		return new Workflow({
@@ -163,12 +172,21 @@ export class Engine {
 	async poll(workflowFile: WorkflowFile, nodeName: string, mode: 'trigger' | 'manual' = 'trigger') {
 		// Saving a changed workflow re-activates it in n8n: a new definition gets a new Workflow object.
 		const activation = `${workflowFile.id ?? 'test-workflow'} ${JSON.stringify(workflowFile.nodes)}`;
-		const workflow = mode === 'manual' ? this.workflowOf(workflowFile) : (this.active.get(activation) ?? this.workflowOf(workflowFile));
+		const workflow =
+			mode === 'manual'
+				? this.workflowOf(workflowFile)
+				: (this.active.get(activation) ?? this.workflowOf(workflowFile));
 		if (mode !== 'manual') this.active.set(activation, workflow);
 		const node = workflow.getNode(nodeName);
 		if (!node) throw new Error(`No node ${nodeName}`);
 		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-		const context = new PollContext(workflow, node, this.additionalData(mode, workflowFile), mode, mode === 'manual' ? 'manual' : 'activate');
+		const context = new PollContext(
+			workflow,
+			node,
+			this.additionalData(mode, workflowFile),
+			mode,
+			mode === 'manual' ? 'manual' : 'activate',
+		);
 		const result = await nodeType.poll!.call(context);
 		this.saveStaticData(workflow, mode);
 		return result;
@@ -222,7 +240,10 @@ export class Engine {
 	}
 
 	/** What n8n hands an execution (also the credential Test, harness/credentialsTester.ts). */
-	additionalData(mode: WorkflowExecuteMode, workflowFile: WorkflowFile): IWorkflowExecuteAdditionalData {
+	additionalData(
+		mode: WorkflowExecuteMode,
+		workflowFile: WorkflowFile,
+	): IWorkflowExecuteAdditionalData {
 		const executionId = randomUUID();
 		const workflowData: IWorkflowBase = {
 			id: workflowFile.id ?? 'test-workflow',

@@ -7,7 +7,10 @@ export const CREDENTIAL_ID = 'company-registry-sandbox';
 export const REGISTRY_NODE = 'Company Registry';
 
 /** An n8n instance whose one Company Registry credential points at the sandbox (or one in another process). */
-export function engineFor(sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>, credential: IDataObject = {}): Engine {
+export function engineFor(
+	sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>,
+	credential: IDataObject = {},
+): Engine {
 	const engine = new Engine();
 	engine.saveCredential(CREDENTIAL_ID, {
 		clientId: DEMO_CLIENT.clientId,
@@ -34,7 +37,11 @@ interface LookupWorkflowChanges {
 export function lookupWorkflow(changes: LookupWorkflowChanges = {}): WorkflowFile {
 	const workflow = loadWorkflow('test/workflows/lookup-from-sheet.json');
 	const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
-	node.parameters = { ...node.parameters, ...changes.parameters, options: { ...changes.options } } as INodeParameters;
+	node.parameters = {
+		...node.parameters,
+		...changes.parameters,
+		options: { ...changes.options },
+	} as INodeParameters;
 	if (changes.onError) node.onError = changes.onError;
 	if (changes.retryOnFail) Object.assign(node, { retryOnFail: true, ...changes.retryOnFail });
 	return workflow;
@@ -54,14 +61,20 @@ export function branchesOf(result: EngineResult): Branches {
 
 /** Every input row must come out exactly once, on exactly one output, paired with itself. */
 export function expectEachRowOnce(branches: Branches, rows: number): void {
-	const paired = [...branches.registered, ...branches.notRegistered, ...branches.errors].map((item) => {
-		const pairedItem = item.pairedItem as { item: number };
-		return pairedItem.item;
-	});
+	const paired = [...branches.registered, ...branches.notRegistered, ...branches.errors].map(
+		(item) => {
+			const pairedItem = item.pairedItem as { item: number };
+			return pairedItem.item;
+		},
+	);
 	expect(paired.sort((a, b) => a - b)).toEqual(Array.from({ length: rows }, (_, index) => index));
 }
 
-export async function runRows(engine: Engine, rows: IDataObject[], changes: LookupWorkflowChanges = {}) {
+export async function runRows(
+	engine: Engine,
+	rows: IDataObject[],
+	changes: LookupWorkflowChanges = {},
+) {
 	const result = await engine.execute(lookupWorkflow(changes), { rows });
 	return { result, ...branchesOf(result) };
 }

@@ -29,7 +29,10 @@ const AGENT_TYPE = 'test.agentV3ToolCaller';
  */
 function toolVariant(nodeType: INodeType): INodeType {
 	const description = deepCopy(nodeType.description) as INodeTypeDescription;
-	const replacements = typeof description.usableAsTool === 'object' ? description.usableAsTool.replacements : undefined;
+	const replacements =
+		typeof description.usableAsTool === 'object'
+			? description.usableAsTool.replacements
+			: undefined;
 	Object.assign(description, replacements);
 	description.name += 'Tool';
 	description.displayName += ' Tool';
@@ -37,7 +40,9 @@ function toolVariant(nodeType: INodeType): INodeType {
 	description.outputs = [NodeConnectionTypes.AiTool];
 	delete description.usableAsTool;
 	if (!description.properties.some((property) => property.name === 'toolDescription')) {
-		const hasOperation = description.properties.some((property) => property.name === 'operation' || property.name === 'resource');
+		const hasOperation = description.properties.some(
+			(property) => property.name === 'operation' || property.name === 'resource',
+		);
 		const descriptionProperty: INodeProperties = {
 			displayName: 'Description',
 			name: 'toolDescription',
@@ -57,7 +62,9 @@ function toolVariant(nodeType: INodeType): INodeType {
 			],
 			default: 'auto',
 		};
-		description.properties.unshift(...(hasOperation ? [descriptionType, descriptionProperty] : [descriptionProperty]));
+		description.properties.unshift(
+			...(hasOperation ? [descriptionType, descriptionProperty] : [descriptionProperty]),
+		);
 	}
 	const tool = Object.create(nodeType) as INodeType;
 	tool.description = description;
@@ -102,7 +109,10 @@ class McpToolCaller implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const tools = (await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0)) as LangchainTool[];
+		const tools = (await this.getInputConnectionData(
+			NodeConnectionTypes.AiTool,
+			0,
+		)) as LangchainTool[];
 		const output: INodeExecutionData[] = [];
 		for (const [index, item] of this.getInputData().entries()) {
 			const tool = tools.find((candidate) => candidate.name === item.json.tool) ?? tools[0];
@@ -110,12 +120,20 @@ class McpToolCaller implements INodeType {
 			let call: ToolCall;
 			try {
 				const result = await tool.invoke(args);
-				call = { text: typeof result === 'string' ? result : JSON.stringify(result), isError: false };
+				call = {
+					text: typeof result === 'string' ? result : JSON.stringify(result),
+					isError: false,
+				};
 			} catch (error) {
 				call = { text: `${(error as Error).name}: ${(error as Error).message}`, isError: true };
 			}
 			output.push({
-				json: { ...call, name: tool.name, description: tool.description, schemaAcceptsArguments: tool.schema.safeParse(args).success },
+				json: {
+					...call,
+					name: tool.name,
+					description: tool.description,
+					schemaAcceptsArguments: tool.schema.safeParse(args).success,
+				},
 				pairedItem: { item: index },
 			});
 		}
@@ -142,10 +160,16 @@ class AgentV3ToolCaller implements INodeType {
 		properties: [],
 	};
 
-	async execute(this: IExecuteFunctions, response?: EngineResponse): Promise<INodeExecutionData[][] | EngineRequest> {
+	async execute(
+		this: IExecuteFunctions,
+		response?: EngineResponse,
+	): Promise<INodeExecutionData[][] | EngineRequest> {
 		const items = this.getInputData();
 		if (!response?.actionResponses.length) {
-			const toolNode = this.getParentNodes(this.getNode().name, { connectionType: NodeConnectionTypes.AiTool, depth: 1 })[0];
+			const toolNode = this.getParentNodes(this.getNode().name, {
+				connectionType: NodeConnectionTypes.AiTool,
+				depth: 1,
+			})[0];
 			return {
 				actions: items.map((item, itemIndex) => ({
 					actionType: 'ExecutionNodeAction' as const,
@@ -164,8 +188,14 @@ class AgentV3ToolCaller implements INodeType {
 				const call: ToolCall =
 					answer && answer.length > 0
 						? { text: JSON.stringify(answer), isError: false }
-						: { text: JSON.stringify({ error: data?.error?.message ?? 'Unknown error' }), isError: data?.error !== undefined };
-				return { json: { ...call }, pairedItem: { item: (action.metadata as { itemIndex: number }).itemIndex } };
+						: {
+								text: JSON.stringify({ error: data?.error?.message ?? 'Unknown error' }),
+								isError: data?.error !== undefined,
+							};
+				return {
+					json: { ...call },
+					pairedItem: { item: (action.metadata as { itemIndex: number }).itemIndex },
+				};
 			}),
 		];
 	}
@@ -192,8 +222,13 @@ export type ToolCaller = 'mcp' | 'agent';
 
 /** The Company Registry Tool node of examples/workflows/kyb-agent.json, its $fromAI parameters as shipped. */
 export function exampleToolNode(): INode {
-	const node = loadWorkflow('examples/workflows/kyb-agent.json').nodes.find((candidate) => candidate.type === COMPANY_REGISTRY_TOOL_TYPE)!;
-	return { ...node, credentials: { companyRegistryApi: { id: CREDENTIAL_ID, name: 'Company Registry sandbox' } } };
+	const node = loadWorkflow('examples/workflows/kyb-agent.json').nodes.find(
+		(candidate) => candidate.type === COMPANY_REGISTRY_TOOL_TYPE,
+	)!;
+	return {
+		...node,
+		credentials: { companyRegistryApi: { id: CREDENTIAL_ID, name: 'Company Registry sandbox' } },
+	};
 }
 
 /** Manual Trigger → caller, with the tool node attached to the caller's Tools input. */
@@ -209,13 +244,24 @@ function toolWorkflow(caller: ToolCaller, toolNode: INode = exampleToolNode()): 
 	return {
 		name: `Company Registry Tool called by ${caller}`,
 		nodes: [
-			{ id: 'trigger', name: 'Manual Trigger', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'trigger',
+				name: 'Manual Trigger',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			callerNode,
 			toolNode,
 		],
 		connections: {
-			'Manual Trigger': { main: [[{ node: callerNode.name, type: NodeConnectionTypes.Main, index: 0 }]] },
-			[toolNode.name]: { ai_tool: [[{ node: callerNode.name, type: NodeConnectionTypes.AiTool, index: 0 }]] },
+			'Manual Trigger': {
+				main: [[{ node: callerNode.name, type: NodeConnectionTypes.Main, index: 0 }]],
+			},
+			[toolNode.name]: {
+				ai_tool: [[{ node: callerNode.name, type: NodeConnectionTypes.AiTool, index: 0 }]],
+			},
 		},
 	};
 }
@@ -237,9 +283,20 @@ export async function callTool(
 	caller: ToolCaller,
 	calls: IDataObject[],
 	toolNode?: INode,
-): Promise<Array<ToolCall & { answer: unknown; name?: string; description?: string; schemaAcceptsArguments?: boolean }>> {
+): Promise<
+	Array<
+		ToolCall & {
+			answer: unknown;
+			name?: string;
+			description?: string;
+			schemaAcceptsArguments?: boolean;
+		}
+	>
+> {
 	const workflow = toolWorkflow(caller, toolNode);
-	const result = await engine.execute(workflow, { rows: calls.map((args) => ({ arguments: args })) });
+	const result = await engine.execute(workflow, {
+		rows: calls.map((args) => ({ arguments: args })),
+	});
 	const error = result.run.data.resultData.error;
 	if (error) throw new Error(`The execution failed: ${error.message}`);
 	const callerName = workflow.nodes[1].name;

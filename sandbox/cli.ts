@@ -34,29 +34,48 @@ const { values } = parseArgs({
 const number = (name: string, value: string | undefined) => {
 	if (value === undefined) return undefined;
 	const parsed = Number(value);
-	if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`--${name} takes a number, not '${value}'`);
+	if (!Number.isFinite(parsed) || parsed < 0)
+		throw new Error(`--${name} takes a number, not '${value}'`);
 	return parsed;
 };
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
-	if (!(allowed as readonly string[]).includes(value)) throw new Error(`--${name} takes ${allowed.join(', ')}, not '${value}'`);
+	if (!(allowed as readonly string[]).includes(value))
+		throw new Error(`--${name} takes ${allowed.join(', ')}, not '${value}'`);
 	return value as T;
 }
 
 async function main() {
-	const family = oneOf<LimiterFamily>('family', values.family, ['token-bucket', 'fixed-window', 'sliding-window']);
+	const family = oneOf<LimiterFamily>('family', values.family, [
+		'token-bucket',
+		'fixed-window',
+		'sliding-window',
+	]);
 	const rateLimit: Partial<RateLimitSettings> = { family };
 	if (values.rate !== undefined) rateLimit.ratePerSecond = number('rate', values.rate);
 	if (values.burst !== undefined) rateLimit.burst = number('burst', values.burst);
 	if (values.limit !== undefined) rateLimit.limit = number('limit', values.limit);
-	if (values['window-ms'] !== undefined) rateLimit.windowMs = number('window-ms', values['window-ms']);
-	if (values['daily-quota'] !== undefined) rateLimit.dailyQuota = number('daily-quota', values['daily-quota']);
+	if (values['window-ms'] !== undefined)
+		rateLimit.windowMs = number('window-ms', values['window-ms']);
+	if (values['daily-quota'] !== undefined)
+		rateLimit.dailyQuota = number('daily-quota', values['daily-quota']);
 	const sandbox = await startSandbox({
 		port: number('port', values.port),
-		faults: { latencyMs: number('latency', values.latency), jitterMs: number('jitter', values.jitter) },
+		faults: {
+			latencyMs: number('latency', values.latency),
+			jitterMs: number('jitter', values.jitter),
+		},
 		rateLimit,
-		rateLimitHeaders: oneOf<RateLimitHeaders>('headers', values.headers, ['always', '429-only', 'none']),
-		retryAfterFormat: oneOf<RetryAfterFormat>('retry-after', values['retry-after'], ['seconds', 'http-date', 'none']),
+		rateLimitHeaders: oneOf<RateLimitHeaders>('headers', values.headers, [
+			'always',
+			'429-only',
+			'none',
+		]),
+		retryAfterFormat: oneOf<RetryAfterFormat>('retry-after', values['retry-after'], [
+			'seconds',
+			'http-date',
+			'none',
+		]),
 	});
 	const limits =
 		family === 'token-bucket'

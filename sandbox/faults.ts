@@ -62,7 +62,16 @@ export const FAULT_IDS = {
 export type FaultId = keyof typeof FAULT_IDS;
 
 /** The faults the dice can pick, in the order their shares stack up. */
-type DiceFault = '500' | '502' | '503' | '504' | 'timeout' | 'drop' | 'malformed' | 'status' | 'date';
+type DiceFault =
+	| '500'
+	| '502'
+	| '503'
+	| '504'
+	| 'timeout'
+	| 'drop'
+	| 'malformed'
+	| 'status'
+	| 'date';
 
 export function mulberry32(seed: number): () => number {
 	let state = seed >>> 0;

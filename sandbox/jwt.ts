@@ -1,4 +1,10 @@
-import { createSign, createVerify, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import {
+	createSign,
+	createVerify,
+	generateKeyPairSync,
+	randomBytes,
+	type KeyObject,
+} from 'node:crypto';
 
 /** The claims the sandbox puts in an access token (public service notes, "Tokens"). */
 interface AccessTokenClaims {
@@ -12,9 +18,7 @@ interface AccessTokenClaims {
 	jti: string;
 }
 
-type TokenCheck =
-	| { valid: true; claims: AccessTokenClaims }
-	| { valid: false; reason: string };
+type TokenCheck = { valid: true; claims: AccessTokenClaims } | { valid: false; reason: string };
 
 const base64url = (input: Buffer | string) => Buffer.from(input).toString('base64url');
 
@@ -34,7 +38,11 @@ export class TokenSigner {
 
 	/** The public key as a JSON Web Key Set, as an OAuth server publishes it at /.well-known/jwks.json. */
 	jwks(): { keys: Array<Record<string, unknown>> } {
-		return { keys: [{ ...this.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: 'RS256', use: 'sig' }] };
+		return {
+			keys: [
+				{ ...this.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: 'RS256', use: 'sig' },
+			],
+		};
 	}
 
 	sign(claims: AccessTokenClaims): string {

@@ -28,7 +28,14 @@ export interface RateLimitSettings {
  */
 export type RateDecision =
 	| { allowed: true; remaining: number; limit: number; resetSeconds: number }
-	| { allowed: false; retryAfterSeconds: number; remaining: 0; limit: number; resetSeconds: number; reason: 'rate' | 'quota' };
+	| {
+			allowed: false;
+			retryAfterSeconds: number;
+			remaining: 0;
+			limit: number;
+			resetSeconds: number;
+			reason: 'rate' | 'quota';
+	  };
 
 interface ClientState {
 	day: string;
@@ -92,23 +99,50 @@ export class RateLimiter {
 		const day = new Date(now).toISOString().slice(0, 10);
 		let state = this.clients.get(clientId);
 		if (!state) {
-			state = { day, usedToday: 0, tokens: this.settings.burst, updatedAt: now, windowStart: 0, windowCount: 0, log: [] };
+			state = {
+				day,
+				usedToday: 0,
+				tokens: this.settings.burst,
+				updatedAt: now,
+				windowStart: 0,
+				windowCount: 0,
+				log: [],
+			};
 			this.clients.set(clientId, state);
 		}
 		if (state.day !== day) {
 			state.day = day;
 			state.usedToday = 0;
 		}
-		const verdict = this.family === 'fixed-window' ? this.fixed(state, now) : this.family === 'sliding-window' ? this.sliding(state, now) : this.bucket(state, now);
+		const verdict =
+			this.family === 'fixed-window'
+				? this.fixed(state, now)
+				: this.family === 'sliding-window'
+					? this.sliding(state, now)
+					: this.bucket(state, now);
 
 		const { dailyQuota } = this.settings;
 		if (dailyQuota !== undefined && state.usedToday >= dailyQuota) {
 			const midnight = Date.parse(`${day}T00:00:00.000Z`) + 86_400_000;
 			const seconds = Math.max(1, upSeconds(midnight - now));
-			return { allowed: false, reason: 'quota', remaining: 0, limit: verdict.limit, retryAfterSeconds: seconds, resetSeconds: seconds };
+			return {
+				allowed: false,
+				reason: 'quota',
+				remaining: 0,
+				limit: verdict.limit,
+				retryAfterSeconds: seconds,
+				resetSeconds: seconds,
+			};
 		}
 		if (!verdict.admit) {
-			return { allowed: false, reason: 'rate', remaining: 0, limit: verdict.limit, retryAfterSeconds: verdict.retryAfterSeconds, resetSeconds: verdict.retryAfterSeconds };
+			return {
+				allowed: false,
+				reason: 'rate',
+				remaining: 0,
+				limit: verdict.limit,
+				retryAfterSeconds: verdict.retryAfterSeconds,
+				resetSeconds: verdict.retryAfterSeconds,
+			};
 		}
 		state.usedToday += 1;
 		return verdict.commit();
@@ -118,14 +152,20 @@ export class RateLimiter {
 		const { ratePerSecond, burst } = this.settings;
 		state.tokens = Math.min(burst, state.tokens + ((now - state.updatedAt) / 1000) * ratePerSecond);
 		state.updatedAt = now;
-		const secondsToOneToken = (tokens: number) => (tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerSecond)));
+		const secondsToOneToken = (tokens: number) =>
+			tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerSecond));
 		return {
 			limit: burst,
 			admit: state.tokens >= 1,
 			retryAfterSeconds: secondsToOneToken(state.tokens),
 			commit: (): RateDecision => {
 				state.tokens -= 1;
-				return { allowed: true, remaining: Math.floor(state.tokens), limit: burst, resetSeconds: secondsToOneToken(state.tokens) };
+				return {
+					allowed: true,
+					remaining: Math.floor(state.tokens),
+					limit: burst,
+					resetSeconds: secondsToOneToken(state.tokens),
+				};
 			},
 		};
 	}
@@ -145,7 +185,12 @@ export class RateLimiter {
 			retryAfterSeconds: toWindowEnd,
 			commit: (): RateDecision => {
 				state.windowCount += 1;
-				return { allowed: true, remaining: limit - state.windowCount, limit, resetSeconds: toWindowEnd };
+				return {
+					allowed: true,
+					remaining: limit - state.windowCount,
+					limit,
+					resetSeconds: toWindowEnd,
+				};
 			},
 		};
 	}
@@ -160,10 +205,16 @@ export class RateLimiter {
 		return {
 			limit,
 			admit: state.log.length < limit,
-			retryAfterSeconds: blocking === undefined ? 0 : Math.max(1, upSeconds(blocking + windowMs - now)),
+			retryAfterSeconds:
+				blocking === undefined ? 0 : Math.max(1, upSeconds(blocking + windowMs - now)),
 			commit: (): RateDecision => {
 				state.log.push(now);
-				return { allowed: true, remaining: limit - state.log.length, limit, resetSeconds: upSeconds(state.log[0] + windowMs - now) };
+				return {
+					allowed: true,
+					remaining: limit - state.log.length,
+					limit,
+					resetSeconds: upSeconds(state.log[0] + windowMs - now),
+				};
 			},
 		};
 	}

@@ -22,7 +22,8 @@ const LANGUAGE_CODE = /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$/;
 const RATE_LIMIT_MESSAGE = 'Rate limit exceeded. Please wait and try again later.';
 export const LOOKUP_PATH = /^\/v1\/company\/([^/]*)\/([^/]*)$/;
 
-const invalidInput = (message: string) => new HttpFailure(400, { error: 'InvalidInputException', message });
+const invalidInput = (message: string) =>
+	new HttpFailure(400, { error: 'InvalidInputException', message });
 
 /** The record of section 2.1 for a registered company, in the language asked for where it has one. */
 function registeredRecord(company: StoredCompany, languageCode: string | undefined) {
@@ -49,7 +50,8 @@ const NOT_REGISTERED = {
 } as const;
 
 /** The record that contract-breaking and echoing faults distort: the documented German example. */
-const example = (registry: Registry) => registeredRecord(registry.find('de', 'HRB12345') as StoredCompany, undefined);
+const example = (registry: Registry) =>
+	registeredRecord(registry.find('de', 'HRB12345') as StoredCompany, undefined);
 
 const ECHO_ERRORS: Record<number, string | undefined> = {
 	400: 'InvalidInputException',
@@ -88,7 +90,8 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		if (!check.valid) throw invalidToken(check.reason);
 		const { claims } = check;
 		if (claims.exp <= Date.now() / 1000) throw invalidToken('The access token expired');
-		if (claims.aud !== context.origin().audience) throw invalidToken('The access token is for another audience');
+		if (claims.aud !== context.origin().audience)
+			throw invalidToken('The access token is for another audience');
 		if (!liveTokenIds.has(claims.jti)) throw invalidToken('The access token was revoked');
 		return claims;
 	}
@@ -97,12 +100,17 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		return new HttpFailure(
 			401,
 			{ error: 'UnauthorizedException', message: reason },
-			{ 'www-authenticate': `Bearer realm="company-registry", error="invalid_token", error_description="${reason}"` },
+			{
+				'www-authenticate': `Bearer realm="company-registry", error="invalid_token", error_description="${reason}"`,
+			},
 		);
 	}
 
 	/** X-RateLimit-* of a decision, as the header mode allows on this kind of answer. */
-	function rateHeaders(decision: Pick<RateDecision, 'limit' | 'remaining' | 'resetSeconds'>, limited: boolean): Record<string, string> {
+	function rateHeaders(
+		decision: Pick<RateDecision, 'limit' | 'remaining' | 'resetSeconds'>,
+		limited: boolean,
+	): Record<string, string> {
 		const mode = behaviour.rateLimitHeaders;
 		if (mode === 'none' || (mode === '429-only' && !limited)) return {};
 		return {
@@ -112,14 +120,22 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		};
 	}
 
-	function rateLimited(decision: { retryAfterSeconds: number; limit: number; resetSeconds: number }): HttpFailure {
+	function rateLimited(decision: {
+		retryAfterSeconds: number;
+		limit: number;
+		resetSeconds: number;
+	}): HttpFailure {
 		const retryAfter =
 			behaviour.retryAfterOverride !== undefined
 				? { 'retry-after': behaviour.retryAfterOverride }
 				: behaviour.rateLimitHeaders === 'none'
 					? {}
 					: retryAfterHeader(behaviour.retryAfterFormat, decision.retryAfterSeconds);
-		return new HttpFailure(429, { message: RATE_LIMIT_MESSAGE }, { ...retryAfter, ...rateHeaders({ ...decision, remaining: 0 }, true) });
+		return new HttpFailure(
+			429,
+			{ message: RATE_LIMIT_MESSAGE },
+			{ ...retryAfter, ...rateHeaders({ ...decision, remaining: 0 }, true) },
+		);
 	}
 
 	/** Answers as an echoing service would; true when it has answered (200), throws for error echoes. */
@@ -134,7 +150,8 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		}
 		if ('messageBytes' in echo) {
 			const filler = Math.max(0, echo.messageBytes - Buffer.byteLength(authorization));
-			const message = 'x'.repeat(Math.floor(filler / 2)) + authorization + 'x'.repeat(Math.ceil(filler / 2));
+			const message =
+				'x'.repeat(Math.floor(filler / 2)) + authorization + 'x'.repeat(Math.ceil(filler / 2));
 			throw new HttpFailure(400, { error: 'InvalidInputException', message });
 		}
 		const error = ECHO_ERRORS[echo.status];
@@ -144,7 +161,12 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		});
 	}
 
-	return async function handleLookup(request: IncomingMessage, response: ServerResponse, url: URL, match: RegExpExecArray): Promise<void> {
+	return async function handleLookup(
+		request: IncomingMessage,
+		response: ServerResponse,
+		url: URL,
+		match: RegExpExecArray,
+	): Promise<void> {
 		const target = request.url ?? '';
 		if (behaviour.down === '503') throw new HttpFailure(503, { message: 'Service Unavailable' });
 		const chaos = behaviour.chaos;
@@ -160,9 +182,18 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 			if (misbehaviour === '401') throw invalidToken('The access token was revoked');
 		}
 		const redirect = behaviour.redirect;
-		if (redirect?.route === 'lookup') throw new HttpFailure(redirect.status, { message: 'Moved' }, redirectHeaders(redirect, target));
+		if (redirect?.route === 'lookup')
+			throw new HttpFailure(
+				redirect.status,
+				{ message: 'Moved' },
+				redirectHeaders(redirect, target),
+			);
 		if (request.method !== 'GET') {
-			throw new HttpFailure(405, { error: 'MethodNotAllowedException', message: 'Use GET' }, { allow: 'GET' });
+			throw new HttpFailure(
+				405,
+				{ error: 'MethodNotAllowedException', message: 'Use GET' },
+				{ allow: 'GET' },
+			);
 		}
 		if (echoed(request, response)) return;
 		if (behaviour.permanent401) throw invalidToken('The access token is invalid');
@@ -192,7 +223,9 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 			throw invalidInput('The path is not correctly percent-encoded');
 		}
 		if (!COUNTRY_CODES.has(countryCode)) {
-			throw invalidInput(`countryCode '${countryCode}' is not an assigned ISO 3166-1 alpha-2 code in lowercase (section 2.2)`);
+			throw invalidInput(
+				`countryCode '${countryCode}' is not an assigned ISO 3166-1 alpha-2 code in lowercase (section 2.2)`,
+			);
 		}
 		if (!COMPANY_ID.test(companyId)) {
 			throw invalidInput(
@@ -201,12 +234,16 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		}
 		const stateCode = url.searchParams.get('stateCode') ?? undefined;
 		if (countryCode === 'us') {
-			if (!stateCode) throw invalidInput("stateCode is required when countryCode is 'us' (section 2.2)");
-			if (!US_STATE_CODES.has(stateCode)) throw invalidInput(`stateCode '${stateCode}' is not a lowercase ISO 3166-2 US state code`);
+			if (!stateCode)
+				throw invalidInput("stateCode is required when countryCode is 'us' (section 2.2)");
+			if (!US_STATE_CODES.has(stateCode))
+				throw invalidInput(`stateCode '${stateCode}' is not a lowercase ISO 3166-2 US state code`);
 		}
 		const languageCode = url.searchParams.get('languageCode') ?? undefined;
 		if (languageCode !== undefined && !LANGUAGE_CODE.test(languageCode)) {
-			throw invalidInput(`languageCode '${languageCode}' is not a language code such as 'en' or 'pt-BR'`);
+			throw invalidInput(
+				`languageCode '${languageCode}' is not a language code such as 'en' or 'pt-BR'`,
+			);
 		}
 
 		const reserved = countryCode === 'de' ? (companyId.toUpperCase() as FaultId) : undefined;
@@ -215,20 +252,46 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		const diceFault = fault ? undefined : (behaviour.companyFaults.get(url.pathname) ?? rolled);
 		const send200 = async (body: unknown) => {
 			countLookup(200);
-			if (chaos && (await sendChaos200(misbehaviour, chaos, request, response, body as Record<string, unknown>, okHeaders))) return;
+			if (
+				chaos &&
+				(await sendChaos200(
+					misbehaviour,
+					chaos,
+					request,
+					response,
+					body as Record<string, unknown>,
+					okHeaders,
+				))
+			)
+				return;
 			if (faults.trickleMs) await trickleJson(response, 200, body, okHeaders, faults.trickleMs);
 			else sendJson(response, 200, body, okHeaders);
 		};
 
 		if (fault === 'HRB99500' || diceFault === '500') {
-			throw new HttpFailure(500, { error: 'InternalFailureException', message: 'The service could not process the request' });
+			throw new HttpFailure(500, {
+				error: 'InternalFailureException',
+				message: 'The service could not process the request',
+			});
 		}
 		if (diceFault === '502') throw new HttpFailure(502, { message: 'Bad Gateway' });
-		if (diceFault === '503') throw new HttpFailure(503, { message: 'Service Unavailable' }, retryAfterHeader(behaviour.retryAfterFormat, 1));
-		if (fault === 'HRB99504' || diceFault === '504') throw new HttpFailure(504, { message: 'Gateway Timeout' });
-		if (fault === 'HRB99429') throw rateLimited({ retryAfterSeconds: 1, limit: decision.limit, resetSeconds: 1 });
-		if (fault === 'HRB99403') throw new HttpFailure(403, { error: 'AccessDeniedException', message: 'The plan does not cover this lookup' });
-		if (fault === 'HRB99404') throw new HttpFailure(404, { error: 'NotFoundException', message: 'Not Found' });
+		if (diceFault === '503')
+			throw new HttpFailure(
+				503,
+				{ message: 'Service Unavailable' },
+				retryAfterHeader(behaviour.retryAfterFormat, 1),
+			);
+		if (fault === 'HRB99504' || diceFault === '504')
+			throw new HttpFailure(504, { message: 'Gateway Timeout' });
+		if (fault === 'HRB99429')
+			throw rateLimited({ retryAfterSeconds: 1, limit: decision.limit, resetSeconds: 1 });
+		if (fault === 'HRB99403')
+			throw new HttpFailure(403, {
+				error: 'AccessDeniedException',
+				message: 'The plan does not cover this lookup',
+			});
+		if (fault === 'HRB99404')
+			throw new HttpFailure(404, { error: 'NotFoundException', message: 'Not Found' });
 		if (fault === 'HRB99418') throw new HttpFailure(418, { message: "I'm a teapot" });
 		if (fault === 'HRB99901' || diceFault === 'drop') {
 			countLookup(0);
@@ -241,8 +304,10 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 			response.end('{"isRegistered": true, "officialName": "Trunc');
 			return;
 		}
-		if (fault === 'HRB99903' || diceFault === 'status') return await send200({ ...example(registry), status: 'Dissolved' });
-		if (fault === 'HRB99904' || diceFault === 'date') return await send200({ ...example(registry), registrationDate: '17/04/1998' });
+		if (fault === 'HRB99903' || diceFault === 'status')
+			return await send200({ ...example(registry), status: 'Dissolved' });
+		if (fault === 'HRB99904' || diceFault === 'date')
+			return await send200({ ...example(registry), registrationDate: '17/04/1998' });
 		if (fault === 'HRB99905' || diceFault === 'timeout') await sleep(faults.slowMs);
 
 		const company = registry.find(countryCode, companyId, stateCode);

@@ -38,7 +38,7 @@ function canonicalCompanyId(companyId: string): string {
 }
 
 function recordKey(country: string, companyId: string, state?: string): string {
-	return `${country}|${country === 'us' ? state ?? '' : ''}|${canonicalCompanyId(companyId)}`;
+	return `${country}|${country === 'us' ? (state ?? '') : ''}|${canonicalCompanyId(companyId)}`;
 }
 
 /** The sandbox's register: the data file, plus the changes tests make while it runs. */
@@ -48,7 +48,10 @@ export class Registry {
 
 	constructor(companies: StoredCompany[] = loadCompanies()) {
 		for (const company of companies) {
-			this.records.set(recordKey(company.country, company.companyId, company.state), structuredClone(company));
+			this.records.set(
+				recordKey(company.country, company.companyId, company.state),
+				structuredClone(company),
+			);
 		}
 	}
 
@@ -62,14 +65,23 @@ export class Registry {
 		return this.deregistered.has(key) ? undefined : this.records.get(key);
 	}
 
-	change(country: string, companyId: string, state: string | undefined, change: CompanyChange): void {
+	change(
+		country: string,
+		companyId: string,
+		state: string | undefined,
+		change: CompanyChange,
+	): void {
 		const key = recordKey(country, companyId, state);
 		const record = this.records.get(key);
-		if (!record) throw new Error(`The sandbox has no company ${country}/${companyId}${state ? ` (${state})` : ''}`);
+		if (!record)
+			throw new Error(
+				`The sandbox has no company ${country}/${companyId}${state ? ` (${state})` : ''}`,
+			);
 		if (change.status !== undefined) record.status = change.status;
 		if (change.officialName !== undefined) record.officialName = change.officialName;
 		if (change.registeredAddress === null) delete record.registeredAddress;
-		else if (change.registeredAddress !== undefined) record.registeredAddress = change.registeredAddress;
+		else if (change.registeredAddress !== undefined)
+			record.registeredAddress = change.registeredAddress;
 		if (change.deregistered === true) this.deregistered.add(key);
 		if (change.deregistered === false) this.deregistered.delete(key);
 	}

@@ -23,7 +23,15 @@ import { tokenEndpoint, type SandboxClient } from './tokenEndpoint';
 export { FAULT_IDS, type FaultSettings } from './faults';
 export { MISBEHAVIOURS, type ChaosSettings, type Misbehaviour } from './chaos';
 export type { LimiterFamily, RateLimitSettings } from './limiters';
-export type { CompanyFault, EchoSettings, RateLimitHeaders, RedirectSettings, RegistryDown, RetryAfterFormat, SandboxCounters } from './state';
+export type {
+	CompanyFault,
+	EchoSettings,
+	RateLimitHeaders,
+	RedirectSettings,
+	RegistryDown,
+	RetryAfterFormat,
+	SandboxCounters,
+} from './state';
 export type { SandboxClient } from './tokenEndpoint';
 
 export interface SandboxOptions {
@@ -49,7 +57,10 @@ export interface Sandbox {
 	port: number;
 	counters: SandboxCounters;
 	resetCounters(): void;
-	changeCompany(key: { country: string; companyId: string; state?: string }, change: CompanyChange): void;
+	changeCompany(
+		key: { country: string; companyId: string; state?: string },
+		change: CompanyChange,
+	): void;
 	revokeAllTokens(): void;
 	/** Raw request targets (path and query) of the last 10,000 lookups, oldest first. */
 	lookupLog: string[];
@@ -59,7 +70,10 @@ export interface Sandbox {
 	setRateLimit(settings: Partial<RateLimitSettings>): void;
 	setFaults(settings: Partial<FaultSettings>): void;
 	/** One company fails every request with `fault` until set to undefined (its lookups in any language and state). */
-	setCompanyFault(key: { country: string; companyId: string }, fault: CompanyFault | undefined): void;
+	setCompanyFault(
+		key: { country: string; companyId: string },
+		fault: CompanyFault | undefined,
+	): void;
 	setRetryAfterFormat(format: RetryAfterFormat): void;
 	setRateLimitHeaders(mode: RateLimitHeaders): void;
 	/** Every 429 carries exactly this raw Retry-After ('0', '-5', a past date...); undefined ends it. */
@@ -99,7 +113,9 @@ export const DEFAULT_RATE_LIMIT: RateLimitSettings = { ratePerSecond: 100, burst
 const LOOKUP_LOG_SIZE = 10_000;
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const clients = new Map((options.clients ?? [DEMO_CLIENT, AML_ONLY_CLIENT]).map((client) => [client.clientId, client]));
+	const clients = new Map(
+		(options.clients ?? [DEMO_CLIENT, AML_ONLY_CLIENT]).map((client) => [client.clientId, client]),
+	);
 	const signer = new TokenSigner();
 	const registry = new Registry(options.companies);
 	const initialLimits: RateLimitSettings = { ...DEFAULT_RATE_LIMIT, ...options.rateLimit };
@@ -120,7 +136,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const behaviour = initialBehaviour();
 	const dice = new FaultDice(options.seed ?? 20261121);
 	const liveTokenIds = new Set<string>();
-	const counters: SandboxCounters = { tokenRequests: 0, tokensIssued: 0, lookups: 0, lookupsByStatus: {} };
+	const counters: SandboxCounters = {
+		tokenRequests: 0,
+		tokensIssued: 0,
+		lookups: 0,
+		lookupsByStatus: {},
+	};
 	let baseUrl = '';
 	let audience = '';
 	const origin = () => ({ baseUrl, audience });
@@ -134,8 +155,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 
 	const issuedTokens: string[] = [];
-	const handleToken = tokenEndpoint({ clients, signer, liveTokenIds, counters, behaviour, origin, issuedTokens });
-	const handleLookup = lookupEndpoint({ signer, liveTokenIds, registry, limiter, dice, behaviour, origin, countLookup });
+	const handleToken = tokenEndpoint({
+		clients,
+		signer,
+		liveTokenIds,
+		counters,
+		behaviour,
+		origin,
+		issuedTokens,
+	});
+	const handleLookup = lookupEndpoint({
+		signer,
+		liveTokenIds,
+		registry,
+		limiter,
+		dice,
+		behaviour,
+		origin,
+		countLookup,
+	});
 
 	const server: Server = createServer((request, response) => {
 		const url = new URL(request.url ?? '/', 'http://sandbox.invalid');
@@ -159,14 +197,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			? handleToken(request, response)
 			: lookupMatch
 				? handleLookup(request, response, url, lookupMatch)
-				: Promise.reject(new HttpFailure(404, { error: 'NotFoundException', message: `No route for ${url.pathname}` }));
+				: Promise.reject(
+						new HttpFailure(404, {
+							error: 'NotFoundException',
+							message: `No route for ${url.pathname}`,
+						}),
+					);
 		handled.catch((error: unknown) => {
 			const failure =
 				error instanceof HttpFailure
 					? error
-					: new HttpFailure(500, { error: 'InternalFailureException', message: 'The sandbox failed unexpectedly' });
+					: new HttpFailure(500, {
+							error: 'InternalFailureException',
+							message: 'The sandbox failed unexpectedly',
+						});
 			if (!isToken) countLookup(failure.status);
-			if (!response.headersSent && !response.destroyed) sendJson(response, failure.status, failure.body, failure.headers);
+			if (!response.headersSent && !response.destroyed)
+				sendJson(response, failure.status, failure.body, failure.headers);
 		});
 	});
 	server.keepAliveTimeout = 30_000;

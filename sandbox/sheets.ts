@@ -23,7 +23,11 @@ export function makeSheet(rows: number, offset = 0): SheetRow[] {
 			sheet.push({ ...sheet[Math.floor(index / 2)] });
 		} else if (index % 32 === 0 && index / 32 < companies.length) {
 			const company = companies[index / 32];
-			sheet.push({ country: company.country, companyId: company.companyId, state: company.state ?? '' });
+			sheet.push({
+				country: company.country,
+				companyId: company.companyId,
+				state: company.state ?? '',
+			});
 		} else {
 			sheet.push({ country: 'gb', companyId: String(20_000_000 + offset + index) });
 		}
@@ -33,5 +37,7 @@ export function makeSheet(rows: number, offset = 0): SheetRow[] {
 
 /** The distinct valid lookups of a sheet: what a client that shares identical lookups must send. */
 export const uniqueValid = (sheet: SheetRow[]): SheetRow[] => [
-	...new Map(sheet.filter((row) => row.country !== 'Atlantis').map((row) => [JSON.stringify(row), row])).values(),
+	...new Map(
+		sheet.filter((row) => row.country !== 'Atlantis').map((row) => [JSON.stringify(row), row]),
+	).values(),
 ];

@@ -50,13 +50,22 @@ export interface SandboxCounters {
 }
 
 /** Retry-After in the configured format; an HTTP date has whole seconds, so it is rounded up. */
-export function retryAfterHeader(format: RetryAfterFormat, seconds: number): Record<string, string> {
+export function retryAfterHeader(
+	format: RetryAfterFormat,
+	seconds: number,
+): Record<string, string> {
 	if (format === 'none') return {};
-	if (format === 'http-date') return { 'retry-after': new Date((Math.floor(Date.now() / 1000) + seconds + 1) * 1000).toUTCString() };
+	if (format === 'http-date')
+		return {
+			'retry-after': new Date((Math.floor(Date.now() / 1000) + seconds + 1) * 1000).toUTCString(),
+		};
 	return { 'retry-after': String(seconds) };
 }
 
 /** The redirect answer for a route, if one is set. */
-export function redirectHeaders(redirect: RedirectSettings, target: string): Record<string, string> {
+export function redirectHeaders(
+	redirect: RedirectSettings,
+	target: string,
+): Record<string, string> {
 	return { location: redirect.location.replaceAll('{path}', target) };
 }

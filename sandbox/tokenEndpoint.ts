@@ -31,13 +31,19 @@ interface TokenEndpointContext {
 /** POST /oauth/token: the client credentials grant of section 4.1. */
 export function tokenEndpoint(context: TokenEndpointContext) {
 	const { clients, signer, liveTokenIds, counters, behaviour } = context;
-	return async function handleToken(request: IncomingMessage, response: ServerResponse): Promise<void> {
+	return async function handleToken(
+		request: IncomingMessage,
+		response: ServerResponse,
+	): Promise<void> {
 		counters.tokenRequests += 1;
 		const { redirect, echo, chaos } = behaviour;
 		const misbehaviour = chaos?.draw('token', request.url ?? '');
 		if (chaos && misbehaviour) {
 			if (misbehaviour === 'echo-value' || misbehaviour === 'echo-key') {
-				throw new HttpFailure(400, { error: 'invalid_request', error_description: `Could not process ${await readBody(request)}` });
+				throw new HttpFailure(400, {
+					error: 'invalid_request',
+					error_description: `Could not process ${await readBody(request)}`,
+				});
 			}
 			const failure = chaosFailure(misbehaviour, chaos, '/oauth/token');
 			if (failure === 'reset') {
@@ -47,11 +53,20 @@ export function tokenEndpoint(context: TokenEndpointContext) {
 			if (failure) throw new HttpFailure(failure.status, failure.body, failure.headers);
 		}
 		if (redirect?.route === 'token') {
-			sendJson(response, redirect.status, { message: 'Moved' }, redirectHeaders(redirect, request.url ?? '/'));
+			sendJson(
+				response,
+				redirect.status,
+				{ message: 'Moved' },
+				redirectHeaders(redirect, request.url ?? '/'),
+			);
 			return;
 		}
 		if (request.method !== 'POST') {
-			throw new HttpFailure(405, { error: 'invalid_request', error_description: 'Use POST' }, { allow: 'POST' });
+			throw new HttpFailure(
+				405,
+				{ error: 'invalid_request', error_description: 'Use POST' },
+				{ allow: 'POST' },
+			);
 		}
 		const raw = await readBody(request);
 		if (echo?.route === 'token') {
@@ -60,7 +75,10 @@ export function tokenEndpoint(context: TokenEndpointContext) {
 				400,
 				echo.field === 'error'
 					? { error: `invalid_request: could not process ${raw}` }
-					: { error: 'invalid_request', error_description: `The request could not be processed: ${raw}` },
+					: {
+							error: 'invalid_request',
+							error_description: `The request could not be processed: ${raw}`,
+						},
 			);
 		}
 		const contentType = request.headers['content-type'] ?? '';
@@ -70,7 +88,8 @@ export function tokenEndpoint(context: TokenEndpointContext) {
 				body = Object.fromEntries(new URLSearchParams(raw));
 			} else {
 				const parsed: unknown = JSON.parse(raw);
-				if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+				if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+					throw new Error('not an object');
 				body = parsed as Record<string, unknown>;
 			}
 		} catch {
@@ -96,7 +115,10 @@ export function tokenEndpoint(context: TokenEndpointContext) {
 		const client = clients.get(body.client_id as string);
 		if (!client || client.clientSecret !== body.client_secret) {
 			// One answer for an unknown client and a wrong secret: no hint which one it was.
-			throw new HttpFailure(401, { error: 'invalid_client', error_description: 'Client authentication failed' });
+			throw new HttpFailure(401, {
+				error: 'invalid_client',
+				error_description: 'Client authentication failed',
+			});
 		}
 		const { baseUrl, audience } = context.origin();
 		if (body.audience !== audience) {
@@ -124,7 +146,12 @@ export function tokenEndpoint(context: TokenEndpointContext) {
 		sendJson(
 			response,
 			200,
-			{ access_token: accessToken, scope: client.scope, expires_in: expiresIn, token_type: 'Bearer' },
+			{
+				access_token: accessToken,
+				scope: client.scope,
+				expires_in: expiresIn,
+				token_type: 'Bearer',
+			},
 			{ 'cache-control': 'no-store', pragma: 'no-cache' },
 		);
 	};

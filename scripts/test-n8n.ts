@@ -43,7 +43,10 @@ import {
 const CREDENTIAL_ID = 'company-registry-sandbox';
 const screenshotPath = join(root, 'docs', 'n8n-editor.png');
 const checklist = new Checklist('test:n8n');
-const { check, log } = { check: checklist.check.bind(checklist), log: checklist.log.bind(checklist) };
+const { check, log } = {
+	check: checklist.check.bind(checklist),
+	log: checklist.log.bind(checklist),
+};
 const processes = new Processes();
 
 function installPackage(userFolder: string): void {
@@ -51,17 +54,30 @@ function installPackage(userFolder: string): void {
 	installTarball(tarball, userFolder);
 	const files = run('tar', ['-tzf', tarball]).trim().split('\n');
 	const clutter = files.filter(
-		(file) => !/^package\/(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/.+)$/.test(file) || /\.map$|\/(test|sandbox|bench)\//.test(file),
+		(file) =>
+			!/^package\/(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/.+)$/.test(file) ||
+			/\.map$|\/(test|sandbox|bench)\//.test(file),
 	);
-	check(clutter.length === 0, `the tarball holds only dist/, package.json, README, CHANGELOG and LICENSE ${clutter.join(', ')}`);
+	check(
+		clutter.length === 0,
+		`the tarball holds only dist/, package.json, README, CHANGELOG and LICENSE ${clutter.join(', ')}`,
+	);
 }
 
-function sandboxCredential(sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>, clientSecret = DEMO_CLIENT.clientSecret) {
+function sandboxCredential(
+	sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>,
+	clientSecret = DEMO_CLIENT.clientSecret,
+) {
 	return {
 		id: CREDENTIAL_ID,
 		name: 'Company Registry sandbox',
 		type: 'companyRegistryApi',
-		data: { clientId: DEMO_CLIENT.clientId, clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
+		data: {
+			clientId: DEMO_CLIENT.clientId,
+			clientSecret,
+			baseUrl: sandbox.baseUrl,
+			authUrl: sandbox.authUrl,
+		},
 	};
 }
 
@@ -70,24 +86,52 @@ async function checkWorkflows(userFolder: string, sandbox: Sandbox): Promise<voi
 	await importWorkflow(userFolder, 'examples/workflows/company-lookup.json', 'lookupSampleSheet');
 	await importWorkflow(userFolder, 'examples/workflows/watch-suppliers.json', 'watchSuppliers0');
 
-	const first = await checklist.timed('n8n execute: sample sheet', () => executeWorkflow(userFolder, 'lookupSampleSheet'));
-	check(first.data.resultData.error === undefined, `the sample sheet ran without a workflow error ${first.data.resultData.error?.message ?? ''}`);
+	const first = await checklist.timed('n8n execute: sample sheet', () =>
+		executeWorkflow(userFolder, 'lookupSampleSheet'),
+	);
+	check(
+		first.data.resultData.error === undefined,
+		`the sample sheet ran without a workflow error ${first.data.resultData.error?.message ?? ''}`,
+	);
 	const [registered = [], notRegistered = [], failed = []] = outputsOf(first, 'Company Registry');
 	check(
 		registered.length === 9 && notRegistered.length === 2 && failed.length === 1,
 		`9 registered, 2 not registered, 1 failed (got ${registered.length}, ${notRegistered.length}, ${failed.length})`,
 	);
-	check(registered[0]?.json.officialName === 'Müller & Söhne Präzisionsteile GmbH', 'the German name arrives byte for byte');
-	check(failed[0]?.json.error === "Unknown country 'Atlantis'" && failed[0]?.json.row === '12', 'the invalid row leaves by the error output with its input row');
-	check(sandbox.counters.tokenRequests === 1, `one token request for the whole sheet (got ${sandbox.counters.tokenRequests})`);
-	check(!JSON.stringify(first).includes(DEMO_CLIENT.clientSecret), 'the client secret appears nowhere in the execution');
+	check(
+		registered[0]?.json.officialName === 'Müller & Söhne Präzisionsteile GmbH',
+		'the German name arrives byte for byte',
+	);
+	check(
+		failed[0]?.json.error === "Unknown country 'Atlantis'" && failed[0]?.json.row === '12',
+		'the invalid row leaves by the error output with its input row',
+	);
+	check(
+		sandbox.counters.tokenRequests === 1,
+		`one token request for the whole sheet (got ${sandbox.counters.tokenRequests})`,
+	);
+	check(
+		!JSON.stringify(first).includes(DEMO_CLIENT.clientSecret),
+		'the client secret appears nowhere in the execution',
+	);
 
 	await executeWorkflow(userFolder, 'lookupSampleSheet');
-	check(sandbox.counters.tokenRequests === 1, `a second execution makes no token request: n8n stored the token (token requests: ${sandbox.counters.tokenRequests})`);
+	check(
+		sandbox.counters.tokenRequests === 1,
+		`a second execution makes no token request: n8n stored the token (token requests: ${sandbox.counters.tokenRequests})`,
+	);
 
-	const baseline = await checklist.timed('n8n execute: watch, baseline', () => executeWorkflow(userFolder, 'watchSuppliers0'));
-	check(baseline.data.resultData.error === undefined, `the watch workflow ran ${baseline.data.resultData.error?.message ?? ''}`);
-	check((outputsOf(baseline, 'Watch for Changes')[0] ?? []).length === 0, 'the first watch run only sets the baseline');
+	const baseline = await checklist.timed('n8n execute: watch, baseline', () =>
+		executeWorkflow(userFolder, 'watchSuppliers0'),
+	);
+	check(
+		baseline.data.resultData.error === undefined,
+		`the watch workflow ran ${baseline.data.resultData.error?.message ?? ''}`,
+	);
+	check(
+		(outputsOf(baseline, 'Watch for Changes')[0] ?? []).length === 0,
+		'the first watch run only sets the baseline',
+	);
 	sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
 	const changed = await executeWorkflow(userFolder, 'watchSuppliers0');
 	const changes = outputsOf(changed, 'Watch for Changes')[0] ?? [];
@@ -97,12 +141,18 @@ async function checkWorkflows(userFolder: string, sandbox: Sandbox): Promise<voi
 	);
 	const alerts = outputsOf(changed, 'Alert message')[0] ?? [];
 	check(
-		String(alerts[0]?.json.text ?? '').includes('Harrowgate Tinware Limited (GB 04417982) is now Inactive'),
+		String(alerts[0]?.json.text ?? '').includes(
+			'Harrowgate Tinware Limited (GB 04417982) is now Inactive',
+		),
 		`the alert message names the supplier: ${String(alerts[0]?.json.text)}`,
 	);
 }
 
-async function checkEditor(n8n: RunningN8n, userFolder: string, sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>): Promise<void> {
+async function checkEditor(
+	n8n: RunningN8n,
+	userFolder: string,
+	sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>,
+): Promise<void> {
 	const { base, cookie } = n8n;
 	// The credential dialog's "Test" button: the token exchange, then the credential's test lookup.
 	const testCredential = async (clientSecret: string) => {
@@ -114,25 +164,37 @@ async function checkEditor(n8n: RunningN8n, userFolder: string, sandbox: Pick<Sa
 		return ((await response.json()) as { data?: { status: string; message: string } }).data;
 	};
 	const passed = await testCredential(DEMO_CLIENT.clientSecret);
-	check(passed?.status === 'OK', `the credential test passes in n8n's credential dialog (${JSON.stringify(passed)})`);
+	check(
+		passed?.status === 'OK',
+		`the credential test passes in n8n's credential dialog (${JSON.stringify(passed)})`,
+	);
 	const refused = await testCredential('not-the-secret');
 	check(
 		refused?.status === 'Error' && !JSON.stringify(refused).includes('not-the-secret'),
 		`a wrong secret fails the credential test without showing it (${refused?.message})`,
 	);
 
-	const nodeTypes = (await (await fetch(`${base}/types/nodes.json`, { headers: { cookie } })).json()) as Array<{ name: string }>;
+	const nodeTypes = (await (
+		await fetch(`${base}/types/nodes.json`, { headers: { cookie } })
+	).json()) as Array<{ name: string }>;
 	const names = new Set(nodeTypes.map((type) => type.name));
 	for (const name of ['companyRegistry', 'companyRegistryTool', 'companyRegistryTrigger']) {
 		check(names.has(`${PACKAGE_NAME}.${name}`), `/types/nodes.json lists ${PACKAGE_NAME}.${name}`);
 	}
-	const credentialTypes = (await (await fetch(`${base}/types/credentials.json`, { headers: { cookie } })).json()) as Array<{ name: string }>;
-	check(credentialTypes.some((type) => type.name === 'companyRegistryApi'), '/types/credentials.json lists companyRegistryApi');
+	const credentialTypes = (await (
+		await fetch(`${base}/types/credentials.json`, { headers: { cookie } })
+	).json()) as Array<{ name: string }>;
+	check(
+		credentialTypes.some((type) => type.name === 'companyRegistryApi'),
+		'/types/credentials.json lists companyRegistryApi',
+	);
 
 	await checklist.timed('editor screenshot', async () => {
 		const browser = await Browser.start(processes, userFolder, log);
 		await browser.setCookie(base, cookie);
-		const workflow = JSON.parse(readFileSync(join(userFolder, 'lookupSampleSheet.json'), 'utf8')) as { nodes: Array<{ id: string; name: string }> };
+		const workflow = JSON.parse(
+			readFileSync(join(userFolder, 'lookupSampleSheet.json'), 'utf8'),
+		) as { nodes: Array<{ id: string; name: string }> };
 		const node = workflow.nodes.find((candidate) => candidate.name === 'Company Registry')!;
 		await browser.screenshot(
 			`${base}/workflow/lookupSampleSheet/${node.id}`,
@@ -146,7 +208,9 @@ async function checkEditor(n8n: RunningN8n, userFolder: string, sandbox: Pick<Sa
 
 async function main(): Promise<void> {
 	const total = performance.now();
-	await checklist.timed(isN8nPrepared() ? 'prepare n8n (warm)' : 'prepare n8n (cold)', () => prepareN8n(log));
+	await checklist.timed(isN8nPrepared() ? 'prepare n8n (warm)' : 'prepare n8n (cold)', () =>
+		prepareN8n(log),
+	);
 	const userFolder = mkdtempSync(join(tmpdir(), 'n8n-user-'));
 	log(`user folder ${userFolder}`);
 	await checklist.timed('pack and install the package', () => installPackage(userFolder));
@@ -155,8 +219,14 @@ async function main(): Promise<void> {
 		// TEST_N8N_ONLY=retry-on-fail runs only that check (issue 28's figures, in a few minutes).
 		const only = process.env.TEST_N8N_ONLY;
 		if (!only) await checkWorkflows(userFolder, sandbox);
-		if (!only && process.env.SKIP_SCALE !== 'true') await checklist.timed('scale: 2,000 rows, families 1 and 2', () => checkScale(userFolder, checklist));
-		if (!only || only === 'retry-on-fail') await checklist.timed('retry on fail: 2,000 rows, an outage', () => checkRetryOnFail(userFolder, checklist));
+		if (!only && process.env.SKIP_SCALE !== 'true')
+			await checklist.timed('scale: 2,000 rows, families 1 and 2', () =>
+				checkScale(userFolder, checklist),
+			);
+		if (!only || only === 'retry-on-fail')
+			await checklist.timed('retry on fail: 2,000 rows, an outage', () =>
+				checkRetryOnFail(userFolder, checklist),
+			);
 		if (!only) {
 			await prepareMcpWorkflow(userFolder);
 			const n8n = await startN8n(userFolder, processes, checklist);
@@ -175,7 +245,8 @@ async function main(): Promise<void> {
 		process.exitCode = 1;
 	} else {
 		log('all checks passed');
-		if (process.env.KEEP_N8N_USER_FOLDER !== 'true') rmSync(userFolder, { recursive: true, force: true });
+		if (process.env.KEEP_N8N_USER_FOLDER !== 'true')
+			rmSync(userFolder, { recursive: true, force: true });
 	}
 }
 

@@ -18,7 +18,13 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
-import { ensureRedisServer, startPostgres, startRedis, stopChild, type RunningPostgres } from './lib/queueServices';
+import {
+	ensureRedisServer,
+	startPostgres,
+	startRedis,
+	stopChild,
+	type RunningPostgres,
+} from './lib/queueServices';
 import {
 	Checklist,
 	freePort,
@@ -42,10 +48,18 @@ const RATE = { ratePerSecond: 100, burst: 100 };
 const CREDENTIAL_ID = 'company-registry-sandbox';
 const PACKAGE_NODE = 'n8n-nodes-company-registry.companyRegistry';
 const checklist = new Checklist('test:queue');
-const { check, log } = { check: checklist.check.bind(checklist), log: checklist.log.bind(checklist) };
+const { check, log } = {
+	check: checklist.check.bind(checklist),
+	log: checklist.log.bind(checklist),
+};
 const processes = new Processes();
 /** n8n's own run-data format, read with the `flatted` n8n ships: required once n8n is prepared (a cold run installs it first). */
-const flatted = { parse: (text: string) => (createRequire(join(n8nDir, 'package.json'))('flatted') as { parse(text: string): unknown }).parse(text) };
+const flatted = {
+	parse: (text: string) =>
+		(
+			createRequire(join(n8nDir, 'package.json'))('flatted') as { parse(text: string): unknown }
+		).parse(text),
+};
 
 /** Registered and Active in the sandbox (sandbox/companies.json); every other row is unknown or invalid. */
 const REGISTERED = [
@@ -75,7 +89,8 @@ function makeSheet(rows: number, first: number): Row[] {
 	}
 	return sheet;
 }
-const uniqueValid = (sheet: Row[]) => new Set(sheet.filter((row) => row.country !== 'Atlantis').map(rowKey)).size;
+const uniqueValid = (sheet: Row[]) =>
+	new Set(sheet.filter((row) => row.country !== 'Atlantis').map(rowKey)).size;
 const registeredKeys = new Set(REGISTERED.map(rowKey));
 /** The best any client can do: the first `burst` lookups at once, then one per 1/rate seconds. */
 const floorSeconds = (lookups: number) => Math.max(0, lookups - RATE.burst) / RATE.ratePerSecond;
@@ -83,7 +98,14 @@ const floorSeconds = (lookups: number) => Math.max(0, lookups - RATE.burst) / RA
 // ---- workflows -------------------------------------------------------------------------------------
 
 const credentials = { companyRegistryApi: { id: CREDENTIAL_ID, name: 'Company Registry sandbox' } };
-const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, x: number, extra: Record<string, unknown> = {}) => ({
+const node = (
+	name: string,
+	type: string,
+	typeVersion: number,
+	parameters: Record<string, unknown>,
+	x: number,
+	extra: Record<string, unknown> = {},
+) => ({
 	id: randomUUID(),
 	name,
 	type,
@@ -93,25 +115,64 @@ const node = (name: string, type: string, typeVersion: number, parameters: Recor
 	...extra,
 });
 const webhook = (path: string) =>
-	node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} }, 0, { webhookId: randomUUID() });
-const splitRows = node('Rows', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.rows', options: {} }, 220);
+	node(
+		'Webhook',
+		'n8n-nodes-base.webhook',
+		2,
+		{ httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		0,
+		{ webhookId: randomUUID() },
+	);
+const splitRows = node(
+	'Rows',
+	'n8n-nodes-base.splitOut',
+	1,
+	{ fieldToSplitOut: 'body.rows', options: {} },
+	220,
+);
 const companyFields = (prefix: string) => ({
 	country: `={{ $json.${prefix}country }}`,
 	companyId: `={{ $json.${prefix}companyId }}`,
 	state: `={{ $json.${prefix}state }}`,
 });
-const lookUpNode = node('Company Registry', PACKAGE_NODE, 1, { resource: 'company', operation: 'lookUp', ...companyFields(''), options: {} }, 440, {
-	onError: 'continueErrorOutput',
-	credentials,
-});
-const watchNode = (fields: Record<string, string>, x: number) =>
-	node('Watch for Changes', PACKAGE_NODE, 1, { resource: 'company', operation: 'watch', ...fields, options: {} }, x, {
+const lookUpNode = node(
+	'Company Registry',
+	PACKAGE_NODE,
+	1,
+	{ resource: 'company', operation: 'lookUp', ...companyFields(''), options: {} },
+	440,
+	{
 		onError: 'continueErrorOutput',
 		credentials,
-	});
+	},
+);
+const watchNode = (fields: Record<string, string>, x: number) =>
+	node(
+		'Watch for Changes',
+		PACKAGE_NODE,
+		1,
+		{ resource: 'company', operation: 'watch', ...fields, options: {} },
+		x,
+		{
+			onError: 'continueErrorOutput',
+			credentials,
+		},
+	);
 const chain = (...names: string[]) =>
-	Object.fromEntries(names.slice(0, -1).map((name, index) => [name, { main: [[{ node: names[index + 1], type: 'main', index: 0 }]] }]));
-const workflow = (name: string, nodes: unknown[], connections: Record<string, unknown>, active = true) => ({
+	Object.fromEntries(
+		names
+			.slice(0, -1)
+			.map((name, index) => [
+				name,
+				{ main: [[{ node: names[index + 1], type: 'main', index: 0 }]] },
+			]),
+	);
+const workflow = (
+	name: string,
+	nodes: unknown[],
+	connections: Record<string, unknown>,
+	active = true,
+) => ({
 	name,
 	active,
 	nodes,
@@ -121,14 +182,40 @@ const workflow = (name: string, nodes: unknown[], connections: Record<string, un
 
 const WORKFLOWS = {
 	/** Scenarios 1 and 2: a sheet posted to a webhook, looked up row by row. */
-	queueSheet: workflow('Queue: sheet lookup', [webhook('queue-sheet'), splitRows, lookUpNode], chain('Webhook', 'Rows', 'Company Registry')),
+	queueSheet: workflow(
+		'Queue: sheet lookup',
+		[webhook('queue-sheet'), splitRows, lookUpNode],
+		chain('Webhook', 'Rows', 'Company Registry'),
+	),
 	/** The overlap measurement: a watch list posted to a webhook. */
-	queueWatch: workflow('Queue: watch list', [webhook('queue-watch'), splitRows, watchNode(companyFields(''), 440)], chain('Webhook', 'Rows', 'Watch for Changes')),
+	queueWatch: workflow(
+		'Queue: watch list',
+		[webhook('queue-watch'), splitRows, watchNode(companyFields(''), 440)],
+		chain('Webhook', 'Rows', 'Watch for Changes'),
+	),
 	/** Scenario 4: a sheet looked up, its registered companies watched. */
 	queueSheetWatch: workflow(
 		'Queue: sheet then watch',
-		[webhook('queue-sheet-watch'), splitRows, lookUpNode, watchNode({ country: '={{ $json.lookup.countryCode }}', companyId: '={{ $json.lookup.companyId }}', state: '={{ $json.lookup.stateCode }}' }, 660)],
-		{ ...chain('Webhook', 'Rows'), Rows: { main: [[{ node: 'Company Registry', type: 'main', index: 0 }]] }, 'Company Registry': { main: [[{ node: 'Watch for Changes', type: 'main', index: 0 }], [], []] } },
+		[
+			webhook('queue-sheet-watch'),
+			splitRows,
+			lookUpNode,
+			watchNode(
+				{
+					country: '={{ $json.lookup.countryCode }}',
+					companyId: '={{ $json.lookup.companyId }}',
+					state: '={{ $json.lookup.stateCode }}',
+				},
+				660,
+			),
+		],
+		{
+			...chain('Webhook', 'Rows'),
+			Rows: { main: [[{ node: 'Company Registry', type: 'main', index: 0 }]] },
+			'Company Registry': {
+				main: [[{ node: 'Watch for Changes', type: 'main', index: 0 }], [], []],
+			},
+		},
 	),
 	/** Scenario 3: the trigger, on n8n's fastest poll (every minute). nl/68750123 only it watches: its lookups count the polls. */
 	queuePoll: workflow(
@@ -140,7 +227,12 @@ const WORKFLOWS = {
 				1,
 				{
 					pollTimes: { item: [{ mode: 'everyMinute' }] },
-					companies: { company: [{ country: 'gb', companyId: '04417982' }, { country: 'nl', companyId: '68750123' }] },
+					companies: {
+						company: [
+							{ country: 'gb', companyId: '04417982' },
+							{ country: 'nl', companyId: '68750123' },
+						],
+					},
 					options: {},
 				},
 				0,
@@ -155,12 +247,27 @@ const WORKFLOWS = {
 	queueSchedule: workflow(
 		'Queue: scheduled watch',
 		[
-			node('Schedule', 'n8n-nodes-base.scheduleTrigger', 1.2, { rule: { interval: [{ field: 'seconds', secondsInterval: 10 }] } }, 0),
+			node(
+				'Schedule',
+				'n8n-nodes-base.scheduleTrigger',
+				1.2,
+				{ rule: { interval: [{ field: 'seconds', secondsInterval: 10 }] } },
+				0,
+			),
 			node(
 				'List',
 				'n8n-nodes-base.set',
 				3.4,
-				{ mode: 'raw', jsonOutput: JSON.stringify({ rows: [{ country: 'gb', companyId: '04417982' }, { country: 'nl', companyId: '34120977' }] }), options: {} },
+				{
+					mode: 'raw',
+					jsonOutput: JSON.stringify({
+						rows: [
+							{ country: 'gb', companyId: '04417982' },
+							{ country: 'nl', companyId: '34120977' },
+						],
+					}),
+					options: {},
+				},
 				220,
 			),
 			node('Rows', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'rows', options: {} }, 440),
@@ -176,11 +283,19 @@ const WORKFLOWS = {
  * `publish:workflow` for those marked active: in 2.41.1, --activeState=fromJson imports them without
  * registering their webhooks (measured: 404), publishing does.
  */
-async function importWorkflows(folder: string, workflows: Record<string, Record<string, unknown>>, env: Record<string, string>): Promise<void> {
+async function importWorkflows(
+	folder: string,
+	workflows: Record<string, Record<string, unknown>>,
+	env: Record<string, string>,
+): Promise<void> {
 	const path = join(folder, `workflows-${Object.keys(workflows).join('-')}.json`);
-	writeFileSync(path, JSON.stringify(Object.entries(workflows).map(([id, definition]) => ({ ...definition, id }))));
+	writeFileSync(
+		path,
+		JSON.stringify(Object.entries(workflows).map(([id, definition]) => ({ ...definition, id }))),
+	);
 	await n8nCli(folder, ['import:workflow', `--input=${path}`], env);
-	for (const [id, definition] of Object.entries(workflows)) if (definition.active) await n8nCli(folder, ['publish:workflow', `--id=${id}`], env);
+	for (const [id, definition] of Object.entries(workflows))
+		if (definition.active) await n8nCli(folder, ['publish:workflow', `--id=${id}`], env);
 }
 
 // ---- the cluster -----------------------------------------------------------------------------------
@@ -228,13 +343,20 @@ async function startWorker(cluster: Cluster, name: 'worker1' | 'worker2'): Promi
 	);
 	watchWorkerLog(cluster, name, child);
 	cluster.workers.set(name, child);
-	await waitFor(`${name} readiness`, async () => (await fetch(`http://127.0.0.1:${healthPort}/healthz/readiness`)).ok, 180);
+	await waitFor(
+		`${name} readiness`,
+		async () => (await fetch(`http://127.0.0.1:${healthPort}/healthz/readiness`)).ok,
+		180,
+	);
 }
 
 async function startCluster(cluster: Cluster): Promise<void> {
 	await checklist.timed('main and two workers until ready', async () => {
 		const brokerPort = await freePort();
-		cluster.main = await startN8n(cluster.folders.main, processes, checklist, { ...cluster.env, N8N_RUNNERS_BROKER_PORT: String(brokerPort) });
+		cluster.main = await startN8n(cluster.folders.main, processes, checklist, {
+			...cluster.env,
+			N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		});
 		await Promise.all([startWorker(cluster, 'worker1'), startWorker(cluster, 'worker2')]);
 	});
 }
@@ -298,11 +420,19 @@ async function executionsOf(pg: RunningPostgres, workflowId: string): Promise<Ex
 
 type Item = { json: Record<string, unknown> };
 interface RunData {
-	resultData: { error?: { message: string }; runData: Record<string, Array<{ executionTime?: number; data?: { main: Array<Item[] | null> } }>> };
+	resultData: {
+		error?: { message: string };
+		runData: Record<
+			string,
+			Array<{ executionTime?: number; data?: { main: Array<Item[] | null> } }>
+		>;
+	};
 }
 
 async function runDataOf(pg: RunningPostgres, executionId: string): Promise<RunData> {
-	const text = (await pg.sql(`select data from execution_data where "executionId" = ${executionId}`)).trim();
+	const text = (
+		await pg.sql(`select data from execution_data where "executionId" = ${executionId}`)
+	).trim();
 	return flatted.parse(text) as RunData;
 }
 
@@ -310,25 +440,42 @@ function outputs(run: RunData, nodeName: string): Item[][] {
 	return (run.resultData.runData[nodeName]?.at(-1)?.data?.main ?? []).map((items) => items ?? []);
 }
 
-const finished = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
+const finished = (execution: Execution) =>
+	!['new', 'running', 'waiting'].includes(execution.status);
 
 /** Posts bodies to a webhook at once; resolves with the executions they started, once all have finished. */
-async function startAndWait(cluster: Cluster, workflowId: string, path: string, bodies: unknown[], seconds = 300): Promise<{ executions: Execution[]; postedAt: number }> {
-	const before = new Set((await executionsOf(cluster.pg, workflowId)).map((execution) => execution.id));
+async function startAndWait(
+	cluster: Cluster,
+	workflowId: string,
+	path: string,
+	bodies: unknown[],
+	seconds = 300,
+): Promise<{ executions: Execution[]; postedAt: number }> {
+	const before = new Set(
+		(await executionsOf(cluster.pg, workflowId)).map((execution) => execution.id),
+	);
 	const postedAt = Date.now() / 1000;
 	const responses = await Promise.all(
 		bodies.map((body) =>
-			fetch(`${cluster.main!.base}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+			fetch(`${cluster.main!.base}/webhook/${path}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			}),
 		),
 	);
 	if (!responses.every((response) => response.ok)) {
-		throw new Error(`the webhook ${path} refused: HTTP ${responses.map((response) => response.status).join(', ')}`);
+		throw new Error(
+			`the webhook ${path} refused: HTTP ${responses.map((response) => response.status).join(', ')}`,
+		);
 	}
 	let executions: Execution[] = [];
 	await waitFor(
 		`${bodies.length} execution(s) of ${workflowId}`,
 		async () => {
-			executions = (await executionsOf(cluster.pg, workflowId)).filter((execution) => !before.has(execution.id));
+			executions = (await executionsOf(cluster.pg, workflowId)).filter(
+				(execution) => !before.has(execution.id),
+			);
 			return executions.length === bodies.length && executions.every(finished);
 		},
 		seconds,
@@ -336,52 +483,86 @@ async function startAndWait(cluster: Cluster, workflowId: string, path: string, 
 	return { executions, postedAt };
 }
 
-const eventsIn = (run: RunData, nodeName: string) => (outputs(run, nodeName)[0] ?? []).filter((item) => item.json.event !== undefined);
-const describeEvents = (items: Item[]) => items.map((item) => `${String(item.json.event)} ${JSON.stringify(item.json.lookup)}`).join(', ');
+const eventsIn = (run: RunData, nodeName: string) =>
+	(outputs(run, nodeName)[0] ?? []).filter((item) => item.json.event !== undefined);
+const describeEvents = (items: Item[]) =>
+	items.map((item) => `${String(item.json.event)} ${JSON.stringify(item.json.lookup)}`).join(', ');
 
 async function staticDataOf(pg: RunningPostgres, workflowId: string): Promise<string> {
-	return (await pg.sql(`select coalesce("staticData"::text, '') from workflow_entity where id = '${workflowId}'`)).trim();
+	return (
+		await pg.sql(
+			`select coalesce("staticData"::text, '') from workflow_entity where id = '${workflowId}'`,
+		)
+	).trim();
 }
 
 /** The watch's entries in n8n's processed-items store (the deduplication helpers' table), as text. */
 async function processedEntriesOf(pg: RunningPostgres, workflowId: string): Promise<string> {
-	return (await pg.sql(`select coalesce(string_agg(context || ' ' || value::text, '; ' order by context), '') from processed_data where "workflowId" = '${workflowId}'`)).trim();
+	return (
+		await pg.sql(
+			`select coalesce(string_agg(context || ' ' || value::text, '; ' order by context), '') from processed_data where "workflowId" = '${workflowId}'`,
+		)
+	).trim();
 }
 
 /** What the watch remembers, in both places it keeps it. */
-const watchMemoryOf = async (pg: RunningPostgres, workflowId: string) => `${await staticDataOf(pg, workflowId)} | ${await processedEntriesOf(pg, workflowId)}`;
+const watchMemoryOf = async (pg: RunningPostgres, workflowId: string) =>
+	`${await staticDataOf(pg, workflowId)} | ${await processedEntriesOf(pg, workflowId)}`;
 
 // ---- scenarios -------------------------------------------------------------------------------------
 
-function checkSheetRun(run: RunData, sheet: Row[], label: string): { registered: number; notRegistered: number; failed: number } {
+function checkSheetRun(
+	run: RunData,
+	sheet: Row[],
+	label: string,
+): { registered: number; notRegistered: number; failed: number } {
 	const [registered = [], notRegistered = [], failed = []] = outputs(run, 'Company Registry');
 	const invalid = sheet.filter((row) => row.country === 'Atlantis').length;
 	const expectedRegistered = sheet.filter((row) => registeredKeys.has(rowKey(row))).length;
-	check(run.resultData.error === undefined, `${label}: no workflow error ${run.resultData.error?.message ?? ''}`);
+	check(
+		run.resultData.error === undefined,
+		`${label}: no workflow error ${run.resultData.error?.message ?? ''}`,
+	);
 	check(
 		registered.length + notRegistered.length + failed.length === sheet.length,
 		`${label}: every row answered: ${registered.length} + ${notRegistered.length} + ${failed.length} of ${sheet.length}`,
 	);
-	check(failed.length === invalid, `${label}: exactly the ${invalid} invalid rows failed (got ${failed.length}: ${String(failed.find((item) => !String(item.json.error).includes('Atlantis'))?.json.error ?? '')})`);
 	check(
-		registered.length === expectedRegistered && registered.every((item) => item.json.isRegistered === true),
+		failed.length === invalid,
+		`${label}: exactly the ${invalid} invalid rows failed (got ${failed.length}: ${String(failed.find((item) => !String(item.json.error).includes('Atlantis'))?.json.error ?? '')})`,
+	);
+	check(
+		registered.length === expectedRegistered &&
+			registered.every((item) => item.json.isRegistered === true),
 		`${label}: Registered holds exactly the ${expectedRegistered} registered rows (got ${registered.length})`,
 	);
-	return { registered: registered.length, notRegistered: notRegistered.length, failed: failed.length };
+	return {
+		registered: registered.length,
+		notRegistered: notRegistered.length,
+		failed: failed.length,
+	};
 }
 
 async function scenarioOneSheet(cluster: Cluster, sandbox: Sandbox): Promise<void> {
 	log('--- scenario 1: a 2,000-row sheet started by a webhook');
 	sandbox.resetCounters();
 	const sheet = makeSheet(2000, 20_000_000);
-	const { executions, postedAt } = await startAndWait(cluster, 'queueSheet', 'queue-sheet', [{ rows: sheet }]);
+	const { executions, postedAt } = await startAndWait(cluster, 'queueSheet', 'queue-sheet', [
+		{ rows: sheet },
+	]);
 	const [execution] = executions;
 	const run = await runDataOf(cluster.pg, execution.id);
 	check(execution.status === 'success', `the execution succeeded (status ${execution.status})`);
 	const workers = cluster.ranOn.get(execution.id) ?? [];
-	check(workers.length === 1 && workers[0].startsWith('worker'), `it ran on a worker, not the main (${workers.join(', ') || 'no worker log line'})`);
+	check(
+		workers.length === 1 && workers[0].startsWith('worker'),
+		`it ran on a worker, not the main (${workers.join(', ') || 'no worker log line'})`,
+	);
 	checkSheetRun(run, sheet, 'scenario 1');
-	check(sandbox.counters.tokenRequests === 1, `one token request (got ${sandbox.counters.tokenRequests})`);
+	check(
+		sandbox.counters.tokenRequests === 1,
+		`one token request (got ${sandbox.counters.tokenRequests})`,
+	);
 	const lookups = uniqueValid(sheet);
 	const nodeSeconds = (run.resultData.runData['Company Registry']?.[0]?.executionTime ?? 0) / 1000;
 	const floor = floorSeconds(lookups);
@@ -403,16 +584,26 @@ async function scenarioThreeSheets(cluster: Cluster, sandbox: Sandbox): Promise<
 		sheets.map((rows) => ({ rows })),
 	);
 	const workers = new Set(executions.flatMap((execution) => cluster.ranOn.get(execution.id) ?? []));
-	check(workers.size === 2, `the three executions spread over both workers (${executions.map((execution) => `${execution.id}: ${cluster.ranOn.get(execution.id)?.join(',')}`).join('; ')})`);
+	check(
+		workers.size === 2,
+		`the three executions spread over both workers (${executions.map((execution) => `${execution.id}: ${cluster.ranOn.get(execution.id)?.join(',')}`).join('; ')})`,
+	);
 	let lost = 0;
 	let failedBeyondInvalid = 0;
 	for (const execution of executions) {
-		check(execution.status === 'success', `execution ${execution.id} succeeded (status ${execution.status})`);
+		check(
+			execution.status === 'success',
+			`execution ${execution.id} succeeded (status ${execution.status})`,
+		);
 		const run = await runDataOf(cluster.pg, execution.id);
 		// Which sheet an execution ran: the first generated id of its Not Registered rows.
 		const [registered = [], notRegistered = [], failed = []] = outputs(run, 'Company Registry');
-		const first = Number((notRegistered[0]?.json.lookup as { companyId?: string } | undefined)?.companyId ?? 0);
-		const sheet = sheets.find((candidate) => candidate.some((row) => row.companyId === String(first))) ?? sheets[0];
+		const first = Number(
+			(notRegistered[0]?.json.lookup as { companyId?: string } | undefined)?.companyId ?? 0,
+		);
+		const sheet =
+			sheets.find((candidate) => candidate.some((row) => row.companyId === String(first))) ??
+			sheets[0];
 		checkSheetRun(run, sheet, `scenario 2, execution ${execution.id}`);
 		lost += sheet.length - registered.length - notRegistered.length - failed.length;
 		failedBeyondInvalid += failed.length - sheet.filter((row) => row.country === 'Atlantis').length;
@@ -440,51 +631,108 @@ async function scenarioThreeSheets(cluster: Cluster, sandbox: Sandbox): Promise<
 async function measureOverlap(cluster: Cluster, sandbox: Sandbox): Promise<void> {
 	log('--- overlap: two executions of one watch workflow at once');
 	// Long enough (about 2 s at the limit) that two executions started together certainly overlap.
-	const list = [...REGISTERED, ...Array.from({ length: 190 }, (_, index) => ({ country: 'gb', companyId: String(70_000_000 + index) }))];
+	const list = [
+		...REGISTERED,
+		...Array.from({ length: 190 }, (_, index) => ({
+			country: 'gb',
+			companyId: String(70_000_000 + index),
+		})),
+	];
 	const baseline = await startAndWait(cluster, 'queueWatch', 'queue-watch', [{ rows: list }]);
-	check(baseline.executions[0].status === 'success', `the baseline watch run succeeded (${baseline.executions[0].status})`);
-	check(/"fr\/809123458":\{"s":"A"/.test(await staticDataOf(cluster.pg, 'queueWatch')), 'the baseline run saved fr/809123458 as Active in the workflow\'s static data');
+	check(
+		baseline.executions[0].status === 'success',
+		`the baseline watch run succeeded (${baseline.executions[0].status})`,
+	);
+	check(
+		/"fr\/809123458":\{"s":"A"/.test(await staticDataOf(cluster.pg, 'queueWatch')),
+		"the baseline run saved fr/809123458 as Active in the workflow's static data",
+	);
 	const entries = await processedEntriesOf(cluster.pg, 'queueWatch');
-	check(entries.startsWith('n:'), `the baseline run saved its entries in n8n's processed-items store (${entries.length} characters)`);
+	check(
+		entries.startsWith('n:'),
+		`the baseline run saved its entries in n8n's processed-items store (${entries.length} characters)`,
+	);
 	sandbox.changeCompany({ country: 'fr', companyId: '809123458' }, { status: 'Inactive' });
-	const pair = await startAndWait(cluster, 'queueWatch', 'queue-watch', [{ rows: list }, { rows: list }]);
+	const pair = await startAndWait(cluster, 'queueWatch', 'queue-watch', [
+		{ rows: list },
+		{ rows: list },
+	]);
 	const [a, b] = pair.executions;
 	const overlapped = a.startedAt < b.stoppedAt && b.startedAt < a.stoppedAt;
-	const pairEvents = (await Promise.all(pair.executions.map((execution) => runDataOf(cluster.pg, execution.id)))).map((run) => eventsIn(run, 'Watch for Changes'));
+	const pairEvents = (
+		await Promise.all(pair.executions.map((execution) => runDataOf(cluster.pg, execution.id)))
+	).map((run) => eventsIn(run, 'Watch for Changes'));
 	const after = await startAndWait(cluster, 'queueWatch', 'queue-watch', [{ rows: list }]);
-	const afterEvents = eventsIn(await runDataOf(cluster.pg, after.executions[0].id), 'Watch for Changes');
-	check(pair.executions.every((execution) => execution.status === 'success') && overlapped, `both executions succeeded and overlapped in time`);
+	const afterEvents = eventsIn(
+		await runDataOf(cluster.pg, after.executions[0].id),
+		'Watch for Changes',
+	);
+	check(
+		pair.executions.every((execution) => execution.status === 'success') && overlapped,
+		`both executions succeeded and overlapped in time`,
+	);
 	const all = [...pairEvents.flat(), ...afterEvents];
 	const total = all.length;
-	check(all.every((item) => item.json.event === 'turnedInactive'), `no event other than the one change (${describeEvents(all)})`);
-	const verdict = total === 1 ? 'reported exactly once' : total === 0 ? 'NEVER REPORTED' : `REPEATED (${total} times)`;
+	check(
+		all.every((item) => item.json.event === 'turnedInactive'),
+		`no event other than the one change (${describeEvents(all)})`,
+	);
+	const verdict =
+		total === 1
+			? 'reported exactly once'
+			: total === 0
+				? 'NEVER REPORTED'
+				: `REPEATED (${total} times)`;
 	log(
 		`FIGURES overlap: executions ${a.id} (${cluster.ranOn.get(a.id)?.join(',')}, ${a.startedAt.toFixed(2)}-${a.stoppedAt.toFixed(2)}) and ${b.id} ` +
 			`(${cluster.ranOn.get(b.id)?.join(',')}, ${b.startedAt.toFixed(2)}-${b.stoppedAt.toFixed(2)}): events [${pairEvents.map(describeEvents).join(' | ')}]; ` +
 			`the run after: [${describeEvents(afterEvents)}]; one turnedInactive was ${verdict}`,
 	);
-	check(total === 1, `two overlapping runs on the workers and the run after report the change exactly once (${verdict})`);
+	check(
+		total === 1,
+		`two overlapping runs on the workers and the run after report the change exactly once (${verdict})`,
+	);
 }
 
 async function scenarioKilledWorker(cluster: Cluster, sandbox: Sandbox): Promise<void> {
 	log('--- scenario 4: a worker SIGKILLed in the middle of a sheet');
 	const sheet = makeSheet(1000, 60_000_000);
-	const baseline = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [{ rows: sheet }]);
-	check(baseline.executions[0].status === 'success', `the baseline run succeeded (${baseline.executions[0].status})`);
+	const baseline = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [
+		{ rows: sheet },
+	]);
+	check(
+		baseline.executions[0].status === 'success',
+		`the baseline run succeeded (${baseline.executions[0].status})`,
+	);
 	const stateBefore = await watchMemoryOf(cluster.pg, 'queueSheetWatch');
-	check(stateBefore.includes('de/HRB20481') && stateBefore.includes('| n:'), 'the baseline run saved the watch state (static data and processed-items entries)');
+	check(
+		stateBefore.includes('de/HRB20481') && stateBefore.includes('| n:'),
+		'the baseline run saved the watch state (static data and processed-items entries)',
+	);
 	sandbox.changeCompany({ country: 'de', companyId: 'HRB20481' }, { status: 'Inactive' });
 
-	const before = new Set((await executionsOf(cluster.pg, 'queueSheetWatch')).map((execution) => execution.id));
+	const before = new Set(
+		(await executionsOf(cluster.pg, 'queueSheetWatch')).map((execution) => execution.id),
+	);
 	let lookups = 0;
 	sandbox.onLookup(() => lookups++);
-	await fetch(`${cluster.main!.base}/webhook/queue-sheet-watch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: sheet }) });
+	await fetch(`${cluster.main!.base}/webhook/queue-sheet-watch`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ rows: sheet }),
+	});
 	let execution: Execution | undefined;
 	await waitFor(
 		'the sheet half looked up',
 		async () => {
-			execution = (await executionsOf(cluster.pg, 'queueSheetWatch')).find((candidate) => !before.has(candidate.id));
-			return execution !== undefined && (cluster.ranOn.get(execution.id)?.length ?? 0) > 0 && lookups >= 400;
+			execution = (await executionsOf(cluster.pg, 'queueSheetWatch')).find(
+				(candidate) => !before.has(candidate.id),
+			);
+			return (
+				execution !== undefined &&
+				(cluster.ranOn.get(execution.id)?.length ?? 0) > 0 &&
+				lookups >= 400
+			);
 		},
 		120,
 	);
@@ -497,7 +745,9 @@ async function scenarioKilledWorker(cluster: Cluster, sandbox: Sandbox): Promise
 	await waitFor(
 		`execution ${execution!.id} to leave "running"`,
 		async () => {
-			current = (await executionsOf(cluster.pg, 'queueSheetWatch')).find((candidate) => candidate.id === execution!.id);
+			current = (await executionsOf(cluster.pg, 'queueSheetWatch')).find(
+				(candidate) => candidate.id === execution!.id,
+			);
 			return current !== undefined && finished(current);
 		},
 		300,
@@ -509,53 +759,121 @@ async function scenarioKilledWorker(cluster: Cluster, sandbox: Sandbox): Promise
 	);
 	const killedRun = await runDataOf(cluster.pg, execution!.id).catch(() => undefined);
 	log(`FIGURES scenario 4: n8n's message: ${killedRun?.resultData.error?.message ?? '(none)'}`);
-	check(['crashed', 'error'].includes(current!.status) && !rerun, `n8n gives the killed execution up (status ${current!.status}), it does not run it again`);
+	check(
+		['crashed', 'error'].includes(current!.status) && !rerun,
+		`n8n gives the killed execution up (status ${current!.status}), it does not run it again`,
+	);
 	const killedRegistered = killedRun ? (outputs(killedRun, 'Company Registry')[0] ?? []) : [];
-	check(killedRegistered.every((item) => item.json.isRegistered === true), `nothing wrong reached Registered in the killed execution (${killedRegistered.length} items kept)`);
-	check((await watchMemoryOf(cluster.pg, 'queueSheetWatch')) === stateBefore, 'the watch state (static data and processed-items entries) is exactly as the last finished run left it');
+	check(
+		killedRegistered.every((item) => item.json.isRegistered === true),
+		`nothing wrong reached Registered in the killed execution (${killedRegistered.length} items kept)`,
+	);
+	check(
+		(await watchMemoryOf(cluster.pg, 'queueSheetWatch')) === stateBefore,
+		'the watch state (static data and processed-items entries) is exactly as the last finished run left it',
+	);
 
-	const next = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [{ rows: sheet }]);
+	const next = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [
+		{ rows: sheet },
+	]);
 	const nextRun = await runDataOf(cluster.pg, next.executions[0].id);
 	checkSheetRun(nextRun, sheet, 'scenario 4, the next run');
 	const events = eventsIn(nextRun, 'Watch for Changes');
 	check(
-		events.length === 1 && events[0].json.event === 'turnedInactive' && (events[0].json.lookup as { companyId?: string }).companyId === 'HRB20481',
+		events.length === 1 &&
+			events[0].json.event === 'turnedInactive' &&
+			(events[0].json.lookup as { companyId?: string }).companyId === 'HRB20481',
 		`the next run reports de/HRB20481 turning Inactive once (${describeEvents(events)})`,
 	);
-	check(/"de\/HRB20481":\{"s":"I"/.test(await staticDataOf(cluster.pg, 'queueSheetWatch')), 'the next run saved de/HRB20481 as Inactive: the state is whole again');
-	const again = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [{ rows: sheet }]);
-	const againEvents = eventsIn(await runDataOf(cluster.pg, again.executions[0].id), 'Watch for Changes');
-	check(againEvents.length === 0, `the run after that reports nothing (${describeEvents(againEvents)})`);
+	check(
+		/"de\/HRB20481":\{"s":"I"/.test(await staticDataOf(cluster.pg, 'queueSheetWatch')),
+		'the next run saved de/HRB20481 as Inactive: the state is whole again',
+	);
+	const again = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [
+		{ rows: sheet },
+	]);
+	const againEvents = eventsIn(
+		await runDataOf(cluster.pg, again.executions[0].id),
+		'Watch for Changes',
+	);
+	check(
+		againEvents.length === 0,
+		`the run after that reports nothing (${describeEvents(againEvents)})`,
+	);
 }
 
 /** Events of a workflow's executions after `after` (an execution id), by event name. */
-async function eventsSince(cluster: Cluster, workflowId: string, nodeName: string, after: number): Promise<Item[]> {
-	const executions = (await executionsOf(cluster.pg, workflowId)).filter((execution) => Number(execution.id) > after && finished(execution));
-	const runs = await Promise.all(executions.map((execution) => runDataOf(cluster.pg, execution.id)));
-	return runs.flatMap((run) => (outputs(run, nodeName)[0] ?? []).filter((item) => item.json.event !== undefined));
+async function eventsSince(
+	cluster: Cluster,
+	workflowId: string,
+	nodeName: string,
+	after: number,
+): Promise<Item[]> {
+	const executions = (await executionsOf(cluster.pg, workflowId)).filter(
+		(execution) => Number(execution.id) > after && finished(execution),
+	);
+	const runs = await Promise.all(
+		executions.map((execution) => runDataOf(cluster.pg, execution.id)),
+	);
+	return runs.flatMap((run) =>
+		(outputs(run, nodeName)[0] ?? []).filter((item) => item.json.event !== undefined),
+	);
 }
 
 async function scenarioWatchers(cluster: Cluster, sandbox: Sandbox): Promise<void> {
 	log('--- scenario 3: the trigger and a scheduled watch, across a restart of every n8n process');
-	const polls = () => sandbox.lookupLog.filter((path) => path.startsWith('/v1/company/nl/68750123')).length;
-	const scheduled = () => sandbox.lookupLog.filter((path) => path.startsWith('/v1/company/nl/34120977')).length;
-	const count = (items: Item[], event: string) => items.filter((item) => item.json.event === event && (item.json.lookup as { companyId?: string }).companyId === '04417982').length;
-	const trigger = async () => await eventsSince(cluster, 'queuePoll', 'Company Registry Trigger', 0);
+	const polls = () =>
+		sandbox.lookupLog.filter((path) => path.startsWith('/v1/company/nl/68750123')).length;
+	const scheduled = () =>
+		sandbox.lookupLog.filter((path) => path.startsWith('/v1/company/nl/34120977')).length;
+	const count = (items: Item[], event: string) =>
+		items.filter(
+			(item) =>
+				item.json.event === event &&
+				(item.json.lookup as { companyId?: string }).companyId === '04417982',
+		).length;
+	const trigger = async () =>
+		await eventsSince(cluster, 'queuePoll', 'Company Registry Trigger', 0);
 	const schedule = async () => await eventsSince(cluster, 'queueSchedule', 'Watch for Changes', 0);
 
-	await waitFor('the activation poll and a scheduled run', async () => polls() >= 1 && scheduled() >= 1 && (await executionsOf(cluster.pg, 'queueSchedule')).some(finished), 120);
+	await waitFor(
+		'the activation poll and a scheduled run',
+		async () =>
+			polls() >= 1 &&
+			scheduled() >= 1 &&
+			(await executionsOf(cluster.pg, 'queueSchedule')).some(finished),
+		120,
+	);
 	const triggerStateAtBaseline = await staticDataOf(cluster.pg, 'queuePoll');
-	log(`the trigger's baseline poll saved its state in Postgres: ${triggerStateAtBaseline.includes('04417982') ? 'yes' : 'no (kept in the main\'s memory until a poll emits)'}`);
+	log(
+		`the trigger's baseline poll saved its state in Postgres: ${triggerStateAtBaseline.includes('04417982') ? 'yes' : "no (kept in the main's memory until a poll emits)"}`,
+	);
 	const changedAt = Date.now();
 	sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
-	await waitFor('turnedInactive from the trigger', async () => count(await trigger(), 'turnedInactive') >= 1, 150);
-	log(`FIGURES scenario 3: turnedInactive from the trigger ${((Date.now() - changedAt) / 1000).toFixed(0)} s after the change`);
+	await waitFor(
+		'turnedInactive from the trigger',
+		async () => count(await trigger(), 'turnedInactive') >= 1,
+		150,
+	);
+	log(
+		`FIGURES scenario 3: turnedInactive from the trigger ${((Date.now() - changedAt) / 1000).toFixed(0)} s after the change`,
+	);
 	const [pollsAtEvent, scheduledAtEvent] = [polls(), scheduled()];
-	await waitFor('one more poll and scheduled run', async () => polls() > pollsAtEvent && scheduled() > scheduledAtEvent + 1, 150);
+	await waitFor(
+		'one more poll and scheduled run',
+		async () => polls() > pollsAtEvent && scheduled() > scheduledAtEvent + 1,
+		150,
+	);
 	// The executions those later runs started (if any) have to be finished before counting.
 	await new Promise((done) => setTimeout(done, 5000));
-	check(count(await trigger(), 'turnedInactive') === 1, `the trigger reported turnedInactive exactly once (${count(await trigger(), 'turnedInactive')})`);
-	check(count(await schedule(), 'turnedInactive') === 1, `the scheduled watch reported turnedInactive exactly once (${count(await schedule(), 'turnedInactive')})`);
+	check(
+		count(await trigger(), 'turnedInactive') === 1,
+		`the trigger reported turnedInactive exactly once (${count(await trigger(), 'turnedInactive')})`,
+	);
+	check(
+		count(await schedule(), 'turnedInactive') === 1,
+		`the scheduled watch reported turnedInactive exactly once (${count(await schedule(), 'turnedInactive')})`,
+	);
 
 	const [pollsBeforeRestart, scheduledBeforeRestart] = [polls(), scheduled()];
 	await checklist.timed('restart of every n8n process', async () => {
@@ -563,11 +881,19 @@ async function scenarioWatchers(cluster: Cluster, sandbox: Sandbox): Promise<voi
 		await startCluster(cluster);
 	});
 	// n8n polls once on activation: that poll, and a scheduled run, compare against the state kept before the restart.
-	await waitFor('a poll and a scheduled run after the restart', async () => polls() > pollsBeforeRestart && scheduled() > scheduledBeforeRestart, 150);
+	await waitFor(
+		'a poll and a scheduled run after the restart',
+		async () => polls() > pollsBeforeRestart && scheduled() > scheduledBeforeRestart,
+		150,
+	);
 	await new Promise((done) => setTimeout(done, 5000));
 	sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Active' });
 	const reactivatedAt = Date.now();
-	await waitFor('turnedActive from the trigger', async () => count(await trigger(), 'turnedActive') >= 1, 150);
+	await waitFor(
+		'turnedActive from the trigger',
+		async () => count(await trigger(), 'turnedActive') >= 1,
+		150,
+	);
 	// Two more scheduled runs (every 10 s) and the executions they started finished.
 	await new Promise((done) => setTimeout(done, 25_000));
 	const [triggerEvents, scheduleEvents] = [await trigger(), await schedule()];
@@ -580,31 +906,48 @@ async function scenarioWatchers(cluster: Cluster, sandbox: Sandbox): Promise<voi
 		`the state survived the restart: the change back is reported once by each (trigger ${count(triggerEvents, 'turnedActive')}, schedule ${count(scheduleEvents, 'turnedActive')})`,
 	);
 	check(
-		[...triggerEvents, ...scheduleEvents].every((item) => ['turnedInactive', 'turnedActive'].includes(String(item.json.event))),
+		[...triggerEvents, ...scheduleEvents].every((item) =>
+			['turnedInactive', 'turnedActive'].includes(String(item.json.event)),
+		),
 		`no other event (${describeEvents([...triggerEvents, ...scheduleEvents])})`,
 	);
-	log(`FIGURES scenario 3: turnedActive from the trigger within ${((Date.now() - reactivatedAt) / 1000 - 25).toFixed(0)} s of the change; polls seen ${polls()}; scheduled runs seen ${scheduled()}`);
+	log(
+		`FIGURES scenario 3: turnedActive from the trigger within ${((Date.now() - reactivatedAt) / 1000 - 25).toFixed(0)} s of the change; polls seen ${polls()}; scheduled runs seen ${scheduled()}`,
+	);
 }
 
 // ---- main ------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
 	const total = performance.now();
-	await checklist.timed(isN8nPrepared() ? 'prepare n8n (warm)' : 'prepare n8n (cold)', () => prepareN8n(log));
+	await checklist.timed(isN8nPrepared() ? 'prepare n8n (warm)' : 'prepare n8n (cold)', () =>
+		prepareN8n(log),
+	);
 	ensureRedisServer(log);
 	const base = mkdtempSync(join(tmpdir(), 'n8n-queue-'));
 	const logDir = join(base, 'logs');
 	mkdirSync(logDir);
 	log(`data and logs under ${base}`);
-	const folders = { main: join(base, 'main'), worker1: join(base, 'worker1'), worker2: join(base, 'worker2') };
+	const folders = {
+		main: join(base, 'main'),
+		worker1: join(base, 'worker1'),
+		worker2: join(base, 'worker2'),
+	};
 	await checklist.timed('pack, install on main and both workers', () => {
 		const tarball = packPackage();
 		for (const folder of Object.values(folders)) installTarball(tarball, folder);
 	});
 	const [pg, redis] = await checklist.timed('postgres and redis until ready', async () =>
-		Promise.all([startPostgres(processes, join(base, 'pg'), logDir), startRedis(processes, join(base, 'redis'), logDir)]),
+		Promise.all([
+			startPostgres(processes, join(base, 'pg'), logDir),
+			startRedis(processes, join(base, 'redis'), logDir),
+		]),
 	);
-	const sandbox = await startSandbox({ port: 0, rateLimit: RATE, faults: { latencyMs: 45, jitterMs: 10 } });
+	const sandbox = await startSandbox({
+		port: 0,
+		rateLimit: RATE,
+		faults: { latencyMs: 45, jitterMs: 10 },
+	});
 	const cluster: Cluster = {
 		pg,
 		folders,
@@ -636,7 +979,12 @@ async function main(): Promise<void> {
 					id: CREDENTIAL_ID,
 					name: 'Company Registry sandbox',
 					type: 'companyRegistryApi',
-					data: { clientId: DEMO_CLIENT.clientId, clientSecret: DEMO_CLIENT.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
+					data: {
+						clientId: DEMO_CLIENT.clientId,
+						clientSecret: DEMO_CLIENT.clientSecret,
+						baseUrl: sandbox.baseUrl,
+						authUrl: sandbox.authUrl,
+					},
 				},
 				cluster.env,
 			);

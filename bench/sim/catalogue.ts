@@ -1,6 +1,12 @@
 import type { LimiterFamily, RateLimitSettings } from '../../sandbox/limiters';
 import { seededRandom } from './random';
-import type { HeaderDialect, HeadersOn, Nonsense, RegistrySpec, RetryAfterDialect } from './registry';
+import type {
+	HeaderDialect,
+	HeadersOn,
+	Nonsense,
+	RegistrySpec,
+	RetryAfterDialect,
+} from './registry';
 
 /** One limiter configuration of bench:sim: a registry, and who shares its limit. */
 export interface Scenario {
@@ -22,7 +28,8 @@ type Pick = <T>(choices: readonly T[]) => T;
 
 const between = (random: () => number, low: number, high: number) => low + random() * (high - low);
 /** Spread evenly on a log scale: rates of 1 and of 500 a second are both common. */
-const logBetween = (random: () => number, low: number, high: number) => Math.exp(between(random, Math.log(low), Math.log(high)));
+const logBetween = (random: () => number, low: number, high: number) =>
+	Math.exp(between(random, Math.log(low), Math.log(high)));
 
 /**
  * `count` configurations drawn from `seed` (issue 20's catalogue): the three limiter families, with
@@ -39,17 +46,45 @@ export function drawScenarios(seed: number, count: number): Scenario[] {
 	for (let index = 0; index < count; index++) {
 		const family = pick<LimiterFamily>(['token-bucket', 'fixed-window', 'sliding-window']);
 		const rate = Math.max(1, Math.round(logBetween(random, 1, 500)));
-		const limiter: RateLimitSettings = { family, ratePerSecond: rate, burst: Math.max(1, Math.round(logBetween(random, 1, rate))) };
+		const limiter: RateLimitSettings = {
+			family,
+			ratePerSecond: rate,
+			burst: Math.max(1, Math.round(logBetween(random, 1, rate))),
+		};
 		if (family !== 'token-bucket') {
 			// Mostly per-second windows; some per minute or a quarter hour, with a budget per window to match.
 			const windowS = pick([1, 1, 1, 1, 2, 5, 10, 60, 900]);
 			limiter.windowMs = windowS * 1000;
 			limiter.limit = Math.max(1, Math.round((rate * windowS) / pick([1, 1, 2, 5])));
 		}
-		const headers = pick<HeaderDialect>(['x-ratelimit', 'x-ratelimit', 'ratelimit-draft', 'ietf-structured', 'none']);
+		const headers = pick<HeaderDialect>([
+			'x-ratelimit',
+			'x-ratelimit',
+			'ratelimit-draft',
+			'ietf-structured',
+			'none',
+		]);
 		const headersOn = pick<HeadersOn>(['always', 'always', '429-only']);
-		const retryAfter = pick<RetryAfterDialect>(['seconds', 'seconds', 'http-date', 'zero', 'past-date', 'none']);
-		const nonsense: Nonsense = random() < 0.75 ? 'none' : pick<Nonsense>(['remaining-0', 'remaining-1', 'remaining-negative', 'no-reset', 'reset-nan', 'reset-past', 'repeated']);
+		const retryAfter = pick<RetryAfterDialect>([
+			'seconds',
+			'seconds',
+			'http-date',
+			'zero',
+			'past-date',
+			'none',
+		]);
+		const nonsense: Nonsense =
+			random() < 0.75
+				? 'none'
+				: pick<Nonsense>([
+						'remaining-0',
+						'remaining-1',
+						'remaining-negative',
+						'no-reset',
+						'reset-nan',
+						'reset-past',
+						'repeated',
+					]);
 		const longQuota = random() < 0.1 ? { limit: 5_000, windowMs: 50 * 60_000 } : undefined;
 		const spentQuota = random() < 0.04;
 		if (spentQuota) limiter.dailyQuota = 0;
@@ -58,9 +93,13 @@ export function drawScenarios(seed: number, count: number): Scenario[] {
 		const latencyMs = Math.round(logBetween(random, 5, 500));
 		// Enough rows for the limit to matter: beyond the burst, 4 to 25 s of its rate, shared by everybody.
 		const sharers = processes * executions;
-		const perSecond = family === 'token-bucket' ? rate : limiter.limit! / (limiter.windowMs! / 1000);
+		const perSecond =
+			family === 'token-bucket' ? rate : limiter.limit! / (limiter.windowMs! / 1000);
 		const allowance = family === 'token-bucket' ? limiter.burst : limiter.limit!;
-		const rows = Math.max(20, Math.min(1_500, Math.round((allowance + perSecond * between(random, 4, 25)) / sharers)));
+		const rows = Math.max(
+			20,
+			Math.min(1_500, Math.round((allowance + perSecond * between(random, 4, 25)) / sharers)),
+		);
 		scenarios.push({
 			name: `s${index}`,
 			registry: {
@@ -90,8 +129,15 @@ export function describe(scenario: Scenario): string {
 	const { registry: spec } = scenario;
 	const { limiter } = spec;
 	const limit =
-		limiter.family === 'token-bucket' ? `bucket ${limiter.ratePerSecond}/s burst ${limiter.burst}` : `${limiter.family} ${limiter.limit}/${(limiter.windowMs ?? 1000) / 1000}s`;
-	const extras = [spec.longQuota ? 'long-quota' : '', scenario.spentQuota ? 'spent-daily-quota' : '', spec.nonsense !== 'none' ? spec.nonsense : '', scenario.noToken ? 'no-token' : ''].filter(Boolean);
+		limiter.family === 'token-bucket'
+			? `bucket ${limiter.ratePerSecond}/s burst ${limiter.burst}`
+			: `${limiter.family} ${limiter.limit}/${(limiter.windowMs ?? 1000) / 1000}s`;
+	const extras = [
+		spec.longQuota ? 'long-quota' : '',
+		scenario.spentQuota ? 'spent-daily-quota' : '',
+		spec.nonsense !== 'none' ? spec.nonsense : '',
+		scenario.noToken ? 'no-token' : '',
+	].filter(Boolean);
 	return `${limit}; headers=${spec.headers}/${spec.headersOn}/${spec.resetAs}; retry-after=${spec.retryAfter}; ${scenario.processes}p x ${scenario.executions}e x ${scenario.rows} rows; latency=${spec.latencyMs}±${spec.jitterMs}ms; faults=${(spec.faultShare * 100).toFixed(1)}%${extras.length ? `; ${extras.join(' ')}` : ''}`;
 }
 
@@ -100,13 +146,18 @@ export function describe(scenario: Scenario): string {
  * burst then its rate; a window's budget at each window start, from where the run starts within it),
  * and no faster than the concurrency allows, plus one round trip. Undefined for a spent quota.
  */
-export function floorMs(scenario: Scenario, startedAt: number, maxConcurrency: number): number | undefined {
+export function floorMs(
+	scenario: Scenario,
+	startedAt: number,
+	maxConcurrency: number,
+): number | undefined {
 	if (scenario.spentQuota) return undefined;
 	const { limiter, latencyMs } = scenario.registry;
 	const total = scenario.rows * scenario.processes * scenario.executions;
 	let lastAdmission: number;
 	if (limiter.family === 'token-bucket' || limiter.family === undefined) {
-		lastAdmission = total <= limiter.burst ? 0 : ((total - limiter.burst) * 1000) / limiter.ratePerSecond;
+		lastAdmission =
+			total <= limiter.burst ? 0 : ((total - limiter.burst) * 1000) / limiter.ratePerSecond;
 	} else {
 		const windowMs = limiter.windowMs ?? 1000;
 		const windows = Math.ceil(total / (limiter.limit ?? limiter.ratePerSecond)) - 1;
@@ -126,7 +177,14 @@ export function floorMs(scenario: Scenario, startedAt: number, maxConcurrency: n
 export function matrixScenarios(rows = 2_000): Scenario[] {
 	const perSecond = { family: 'token-bucket' as const, ratePerSecond: 100, burst: 100 };
 	const window = { ratePerSecond: 100, burst: 100, limit: 100, windowMs: 1000 };
-	const scenario = (name: string, limiter: RateLimitSettings, headersOn: HeadersOn | 'none', retryAfter: RetryAfterDialect, sheetRows = rows, executions = 1): Scenario => ({
+	const scenario = (
+		name: string,
+		limiter: RateLimitSettings,
+		headersOn: HeadersOn | 'none',
+		retryAfter: RetryAfterDialect,
+		sheetRows = rows,
+		executions = 1,
+	): Scenario => ({
 		name,
 		registry: {
 			limiter,
@@ -151,8 +209,20 @@ export function matrixScenarios(rows = 2_000): Scenario[] {
 		scenario('token-bucket-no-headers', perSecond, 'none', 'none'),
 		scenario('fixed-window', { ...window, family: 'fixed-window' }, 'always', 'none'),
 		scenario('sliding-window', { ...window, family: 'sliding-window' }, '429-only', 'seconds'),
-		scenario('fixed-window-120-per-10s', { ratePerSecond: 12, burst: 120, family: 'fixed-window', limit: 120, windowMs: 10_000 }, 'always', 'none', 600),
-		scenario('token-bucket-20-per-5s', { family: 'token-bucket', ratePerSecond: 4, burst: 20 }, 'always', 'seconds', 300),
+		scenario(
+			'fixed-window-120-per-10s',
+			{ ratePerSecond: 12, burst: 120, family: 'fixed-window', limit: 120, windowMs: 10_000 },
+			'always',
+			'none',
+			600,
+		),
+		scenario(
+			'token-bucket-20-per-5s',
+			{ family: 'token-bucket', ratePerSecond: 4, burst: 20 },
+			'always',
+			'seconds',
+			300,
+		),
 		scenario('three-executions', perSecond, 'always', 'seconds', 1_000, 3),
 	];
 }

@@ -21,7 +21,15 @@ export type HeaderDialect =
 export type HeadersOn = 'always' | '429-only';
 export type RetryAfterDialect = 'seconds' | 'http-date' | 'zero' | 'past-date' | 'none';
 /** Headers that say something other than what the limiter does. */
-export type Nonsense = 'none' | 'remaining-0' | 'remaining-1' | 'remaining-negative' | 'no-reset' | 'reset-nan' | 'reset-past' | 'repeated';
+export type Nonsense =
+	| 'none'
+	| 'remaining-0'
+	| 'remaining-1'
+	| 'remaining-negative'
+	| 'no-reset'
+	| 'reset-nan'
+	| 'reset-past'
+	| 'repeated';
 
 export interface RegistrySpec {
 	limiter: RateLimitSettings;
@@ -86,7 +94,9 @@ export class SimulatedRegistry {
 		this.counters.requests += 1;
 		const answer = this.answer();
 		const refused = answer.kind === 'response' && answer.status === 429;
-		await clock.sleep(refused ? ARRIVAL_MS : Math.max(ARRIVAL_MS, spec.latencyMs + this.random() * spec.jitterMs));
+		await clock.sleep(
+			refused ? ARRIVAL_MS : Math.max(ARRIVAL_MS, spec.latencyMs + this.random() * spec.jitterMs),
+		);
 		return answer;
 	};
 
@@ -94,15 +104,30 @@ export class SimulatedRegistry {
 		const { spec } = this;
 		if (spec.faultShare > 0 && this.random() < spec.faultShare) {
 			this.counters.faults += 1;
-			return this.random() < 0.5 ? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' } : { kind: 'response', status: 503, headers: {}, body: {} };
+			return this.random() < 0.5
+				? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }
+				: { kind: 'response', status: 503, headers: {}, body: {} };
 		}
 		const decision = this.limiter.take('sim');
 		if (!decision.allowed) {
 			this.counters.rateLimited += 1;
-			return { kind: 'response', status: 429, headers: { ...this.limitHeaders(decision, true), ...this.retryAfter(decision.retryAfterSeconds) }, body: {} };
+			return {
+				kind: 'response',
+				status: 429,
+				headers: {
+					...this.limitHeaders(decision, true),
+					...this.retryAfter(decision.retryAfterSeconds),
+				},
+				body: {},
+			};
 		}
 		this.counters.admitted += 1;
-		return { kind: 'response', status: 200, headers: this.limitHeaders(decision, false), body: RECORD };
+		return {
+			kind: 'response',
+			status: 200,
+			headers: this.limitHeaders(decision, false),
+			body: RECORD,
+		};
 	}
 
 	private retryAfter(seconds: number): Record<string, string> {
@@ -112,7 +137,9 @@ export class SimulatedRegistry {
 				return { 'retry-after': String(seconds) };
 			case 'http-date':
 				// Whole seconds, as HTTP dates are: up to a second early or late against a window's edge.
-				return { 'retry-after': new Date(Math.ceil((now + seconds * 1000) / 1000) * 1000).toUTCString() };
+				return {
+					'retry-after': new Date(Math.ceil((now + seconds * 1000) / 1000) * 1000).toUTCString(),
+				};
 			case 'zero':
 				return { 'retry-after': '0' };
 			case 'past-date':
@@ -122,20 +149,28 @@ export class SimulatedRegistry {
 		}
 	}
 
-	private limitHeaders(decision: RateDecision, refused: boolean): Record<string, string | string[]> {
+	private limitHeaders(
+		decision: RateDecision,
+		refused: boolean,
+	): Record<string, string | string[]> {
 		const { spec } = this;
 		if (spec.longQuota) return this.quotaHeaders(refused);
 		if (spec.headers === 'none' || (spec.headersOn === '429-only' && !refused)) return {};
 		const now = this.clock.now();
 		let remaining = decision.remaining;
-		let reset: number | string = spec.resetAs === 'unix' ? Math.ceil(now / 1000) + decision.resetSeconds : decision.resetSeconds;
+		let reset: number | string =
+			spec.resetAs === 'unix'
+				? Math.ceil(now / 1000) + decision.resetSeconds
+				: decision.resetSeconds;
 		if (spec.nonsense === 'remaining-0') remaining = 0;
 		if (spec.nonsense === 'remaining-1') remaining = 1;
 		if (spec.nonsense === 'remaining-negative') remaining = -5;
 		if (spec.nonsense === 'reset-nan') reset = 'NaN';
-		if (spec.nonsense === 'reset-past') reset = spec.resetAs === 'unix' ? Math.floor(now / 1000) - 30 : -30;
+		if (spec.nonsense === 'reset-past')
+			reset = spec.resetAs === 'unix' ? Math.floor(now / 1000) - 30 : -30;
 		const withReset = spec.nonsense !== 'no-reset';
-		const repeat = (value: string): string | string[] => (spec.nonsense === 'repeated' ? [value, value] : value);
+		const repeat = (value: string): string | string[] =>
+			spec.nonsense === 'repeated' ? [value, value] : value;
 		switch (spec.headers) {
 			case 'x-ratelimit':
 			case 'ratelimit-draft': {
@@ -148,7 +183,10 @@ export class SimulatedRegistry {
 			}
 			case 'ietf-structured': {
 				const windowS = Math.max(1, Math.round((spec.limiter.windowMs ?? 1000) / 1000));
-				const t = typeof reset === 'number' && spec.resetAs === 'unix' ? reset - Math.ceil(now / 1000) : reset;
+				const t =
+					typeof reset === 'number' && spec.resetAs === 'unix'
+						? reset - Math.ceil(now / 1000)
+						: reset;
 				return {
 					'ratelimit-policy': repeat(`"default";q=${decision.limit};w=${windowS}`),
 					ratelimit: repeat(`"default";r=${remaining}${withReset ? `;t=${t}` : ''}`),

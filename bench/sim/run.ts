@@ -21,7 +21,9 @@ const { values } = parseArgs({
 async function main(): Promise<void> {
 	const wallStart = performance.now();
 	const seed = Number(values.seed);
-	const scenarios = (values.matrix ? matrixScenarios() : drawScenarios(seed, Number(values.count))).filter((scenario) => values.only === undefined || scenario.name === values.only);
+	const scenarios = (
+		values.matrix ? matrixScenarios() : drawScenarios(seed, Number(values.count))
+	).filter((scenario) => values.only === undefined || scenario.name === values.only);
 	const results = [];
 	for (const scenario of scenarios) {
 		const result = await runScenario(scenario, seed);

@@ -1,11 +1,19 @@
 import type { LookupKey } from '../../nodes/shared/model/lookupKey';
-import { runBatch, type BatchSettings, type LookupOutcome } from '../../nodes/shared/transport/batchRunner';
+import {
+	runBatch,
+	type BatchSettings,
+	type LookupOutcome,
+} from '../../nodes/shared/transport/batchRunner';
 import type { RegistryRequest } from '../../nodes/shared/transport/registryRequest';
 import { seededRandom } from './random';
 import type { VirtualClock } from './virtualClock';
 
 /** The node's defaults (descriptions.ts / lookupPipeline.ts) for what the batch runner takes. */
-export const NODE_DEFAULTS = { maxConcurrency: 20, maxRateLimitWaitMs: 60_000, maxAttempts: 3 } as const;
+export const NODE_DEFAULTS = {
+	maxConcurrency: 20,
+	maxRateLimitWaitMs: 60_000,
+	maxAttempts: 3,
+} as const;
 
 export interface SheetResult {
 	/** Virtual ms from the start of the run to its last outcome. */
@@ -27,21 +35,39 @@ export async function runSheet(
 		tokenWasStored = true,
 		settings = {},
 		random = seededRandom(7),
-	}: { process?: string; execution?: number; tokenWasStored?: boolean; settings?: Partial<BatchSettings>; random?: () => number } = {},
+	}: {
+		process?: string;
+		execution?: number;
+		tokenWasStored?: boolean;
+		settings?: Partial<BatchSettings>;
+		random?: () => number;
+	} = {},
 ): Promise<SheetResult> {
 	const startedAt = clock.now();
-	const key = (index: number): LookupKey => ({ countryCode: 'de', companyId: `${process}-${execution}-${index}` });
+	const key = (index: number): LookupKey => ({
+		countryCode: 'de',
+		companyId: `${process}-${execution}-${index}`,
+	});
 	const outcomes = (await runBatch(
 		rows,
 		key,
 		// One controller per process: a process is its own registryKey here.
 		{ registryKey: `sim ${process}`, ...NODE_DEFAULTS, ...settings },
-		{ request, tokenWasStored, clock, random, grantedScopes: async () => undefined, reloadCredential: async () => {} },
+		{
+			request,
+			tokenWasStored,
+			clock,
+			random,
+			grantedScopes: async () => undefined,
+			reloadCredential: async () => {},
+		},
 		{ stopAtFirstFailure: false },
 	)) as LookupOutcome[];
 	return {
 		ms: clock.now() - startedAt,
-		rows: outcomes.map((outcome) => (outcome.kind === 'failed' ? outcome.failure.kind : outcome.kind)),
+		rows: outcomes.map((outcome) =>
+			outcome.kind === 'failed' ? outcome.failure.kind : outcome.kind,
+		),
 		outcomes,
 	};
 }

@@ -40,13 +40,21 @@ export async function runScenario(scenario: Scenario, seed: number): Promise<Sce
 	const sheets = [];
 	for (let process = 0; process < scenario.processes; process++) {
 		for (let execution = 0; execution < scenario.executions; execution++) {
-			sheets.push(runSheet(clock, registry.request, scenario.rows, { process: `p${process}`, execution, tokenWasStored: !scenario.noToken, random }));
+			sheets.push(
+				runSheet(clock, registry.request, scenario.rows, {
+					process: `p${process}`,
+					execution,
+					tokenWasStored: !scenario.noToken,
+					random,
+				}),
+			);
 		}
 	}
 	const results = await clock.run(Promise.all(sheets));
 	const ms = clock.now() - startedAt;
 	const floor = floorMs(scenario, startedAt, NODE_DEFAULTS.maxConcurrency);
-	const eligible = floor !== undefined && floor <= WAITABLE_SHARE * NODE_DEFAULTS.maxRateLimitWaitMs;
+	const eligible =
+		floor !== undefined && floor <= WAITABLE_SHARE * NODE_DEFAULTS.maxRateLimitWaitMs;
 	const rows = results.flatMap((result) => result.rows);
 	const rateLimited = rows.filter((row) => row === 'rate-limited').length;
 	return {
@@ -62,13 +70,17 @@ export async function runScenario(scenario: Scenario, seed: number): Promise<Sce
 	};
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+const quantile = (sorted: number[], q: number) =>
+	sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 
 /** The last line of bench:sim (issue 20's format). */
 export function summarize(results: ScenarioResult[], wallSeconds: number): string {
 	const eligible = results.filter((result) => result.eligible);
 	const ratios = eligible.map((result) => result.vsFloor!).sort((a, b) => a - b);
-	const worst = eligible.reduce<ScenarioResult | undefined>((found, result) => (found === undefined || result.vsFloor! > found.vsFloor! ? result : found), undefined);
+	const worst = eligible.reduce<ScenarioResult | undefined>(
+		(found, result) => (found === undefined || result.vsFloor! > found.vsFloor! ? result : found),
+		undefined,
+	);
 	// The 429 target is for one process: workers sharing a limit discover each other only through 429s.
 	const single = eligible.filter((result) => result.scenario.processes === 1);
 	const max429 = Math.max(0, ...single.map((result) => result.share429));

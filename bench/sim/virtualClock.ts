@@ -34,7 +34,12 @@ export class VirtualClock implements Clock {
 	async sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
 		if (signal?.aborted) return false;
 		return await new Promise<boolean>((resolve) => {
-			const timer: Timer = { at: this.time + Math.max(0, Number.isFinite(ms) ? ms : Number.MAX_SAFE_INTEGER), seq: this.seq++, resolve, done: false };
+			const timer: Timer = {
+				at: this.time + Math.max(0, Number.isFinite(ms) ? ms : Number.MAX_SAFE_INTEGER),
+				seq: this.seq++,
+				resolve,
+				done: false,
+			};
 			const onAbort = () => {
 				if (timer.done) return;
 				timer.done = true;

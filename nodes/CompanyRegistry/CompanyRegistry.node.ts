@@ -49,7 +49,8 @@ export class CompanyRegistry implements INodeType {
 				required: true,
 				typeOptions: { rows: 4 },
 				displayOptions: { show: { '@tool': [true] } },
-				description: 'What the AI agent reads about this tool: when to use it, its arguments and what it returns',
+				description:
+					'What the AI agent reads about this tool: when to use it, its arguments and what it returns',
 			},
 			{
 				displayName: 'Resource',
@@ -66,9 +67,14 @@ export class CompanyRegistry implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		// Hidden from agents in the editor; this also stops a workflow edited by hand.
 		if (this.getNodeParameter('operation', 0) === 'watch' && runsAsTool.call(this)) {
-			throw new NodeOperationError(this.getNode(), 'Watch for Changes is not available to AI agents', {
-				description: 'Use the Look Up operation in a tool; watch companies with a scheduled workflow instead.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				'Watch for Changes is not available to AI agents',
+				{
+					description:
+						'Use the Look Up operation in a tool; watch companies with a scheduled workflow instead.',
+				},
+			);
 		}
 		return await router.call(this);
 	}

@@ -63,7 +63,7 @@ export class CompanyRegistryTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Checks the companies below on the poll schedule and starts the workflow with one item per change. The first check only records each company. \'Fetch Test Event\' returns the current state of the first company.',
+					"Checks the companies below on the poll schedule and starts the workflow with one item per change. The first check only records each company. 'Fetch Test Event' returns the current state of the first company.",
 				name: 'triggerNotice',
 				type: 'notice',
 				default: '',

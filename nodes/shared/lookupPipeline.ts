@@ -8,12 +8,21 @@ import {
 } from 'n8n-workflow';
 
 import { AnsweredLookups } from './answeredLookups';
-import { DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, MAX_ATTEMPTS, MAX_CONCURRENCY } from './descriptions';
+import {
+	DEFAULT_ATTEMPTS,
+	DEFAULT_CONCURRENCY,
+	MAX_ATTEMPTS,
+	MAX_CONCURRENCY,
+} from './descriptions';
 import type { CompanyRecord } from './model/companyRecord';
 import { LookupInputError, normalizeCountry, toLookupKey, type LookupKey } from './model/lookupKey';
 import { runBatch, type BatchSettings } from './transport/batchRunner';
 import { registryError, type LookupFailure } from './transport/registryError';
-import { CREDENTIAL_TYPE, registryRequest, type RequestSettings } from './transport/registryRequest';
+import {
+	CREDENTIAL_TYPE,
+	registryRequest,
+	type RequestSettings,
+} from './transport/registryRequest';
 import { redact, removeSecrets } from './transport/serverText';
 
 /**
@@ -25,7 +34,13 @@ import { redact, removeSecrets } from './transport/serverText';
 /** One row after its lookup. */
 export type CompanyRow =
 	| { kind: 'record'; itemIndex: number; key: LookupKey; record: CompanyRecord }
-	| { kind: 'failed'; itemIndex: number; key?: LookupKey; error: NodeApiError | NodeOperationError; cause?: LookupFailure['kind'] | 'input' };
+	| {
+			kind: 'failed';
+			itemIndex: number;
+			key?: LookupKey;
+			error: NodeApiError | NodeOperationError;
+			cause?: LookupFailure['kind'] | 'input';
+	  };
 
 /** The Options collection's values, as n8n gives them (expressions may make them anything). */
 export interface RequestOptionValues {
@@ -41,28 +56,59 @@ export type LookupSettings = RequestSettings & BatchSettings;
 
 type Context = IExecuteFunctions | IPollFunctions;
 
-function numberOption(name: string, value: unknown, fallback: number, min: number, max: number): number {
+function numberOption(
+	name: string,
+	value: unknown,
+	fallback: number,
+	min: number,
+	max: number,
+): number {
 	if (value === undefined || value === null || value === '') return fallback;
 	const number = typeof value === 'string' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isFinite(number)) {
-		throw new Error(`The option ${name} must be a number from ${min} to ${max === Infinity ? 'up' : max}, not ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))}`);
+		throw new Error(
+			`The option ${name} must be a number from ${min} to ${max === Infinity ? 'up' : max}, not ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))}`,
+		);
 	}
 	return Math.min(max, Math.max(min, number));
 }
 
 /** Settings from the credential and the options: numbers checked, clamped to their range. */
-export function lookupSettings(credentials: ICredentialDataDecryptedObject, options: RequestOptionValues): LookupSettings {
-	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
-	const maxRequestsPerSecond = numberOption('Max Requests per Second', options.maxRequestsPerSecond, 0, 0, 10_000);
+export function lookupSettings(
+	credentials: ICredentialDataDecryptedObject,
+	options: RequestOptionValues,
+): LookupSettings {
+	const baseUrl = String(credentials.baseUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+	const maxRequestsPerSecond = numberOption(
+		'Max Requests per Second',
+		options.maxRequestsPerSecond,
+		0,
+		0,
+		10_000,
+	);
 	return {
 		baseUrl,
 		registryKey: `${baseUrl} ${String(credentials.clientId ?? '')}`,
 		timeoutMs: numberOption('Request Timeout', options.timeout, 30, 1, 600) * 1000,
-		maxRateLimitWaitMs: numberOption('Max Rate-Limit Wait', options.maxRateLimitWait, 60, 0, 86_400) * 1000,
-		maxConcurrency: Math.floor(numberOption('Max Concurrent Requests', options.maxConcurrency, DEFAULT_CONCURRENCY, 1, MAX_CONCURRENCY)),
-		maxAttempts: Math.floor(numberOption('Max Attempts', options.maxAttempts, DEFAULT_ATTEMPTS, 1, MAX_ATTEMPTS)),
+		maxRateLimitWaitMs:
+			numberOption('Max Rate-Limit Wait', options.maxRateLimitWait, 60, 0, 86_400) * 1000,
+		maxConcurrency: Math.floor(
+			numberOption(
+				'Max Concurrent Requests',
+				options.maxConcurrency,
+				DEFAULT_CONCURRENCY,
+				1,
+				MAX_CONCURRENCY,
+			),
+		),
+		maxAttempts: Math.floor(
+			numberOption('Max Attempts', options.maxAttempts, DEFAULT_ATTEMPTS, 1, MAX_ATTEMPTS),
+		),
 		// A positive cap below one request per 100 s would park the lookups for good.
-		maxRequestsPerSecond: maxRequestsPerSecond > 0 ? Math.max(0.01, maxRequestsPerSecond) : undefined,
+		maxRequestsPerSecond:
+			maxRequestsPerSecond > 0 ? Math.max(0.01, maxRequestsPerSecond) : undefined,
 	};
 }
 
@@ -83,9 +129,12 @@ export interface RowSource {
  * n8n every expression costs an evaluation in its sandbox, on every row.
  */
 export function inputRows(context: IExecuteFunctions): RowSource {
-	const languageRaw = (context.getNode().parameters.options as { language?: unknown } | undefined)?.language;
+	const languageRaw = (context.getNode().parameters.options as { language?: unknown } | undefined)
+		?.language;
 	const languagePerItem = typeof languageRaw === 'string' && languageRaw.startsWith('=');
-	const language = languagePerItem ? undefined : context.getNodeParameter('options.language', 0, '');
+	const language = languagePerItem
+		? undefined
+		: context.getNodeParameter('options.language', 0, '');
 	return {
 		count: context.getInputData().length,
 		keyAt: (itemIndex) => {
@@ -93,8 +142,12 @@ export function inputRows(context: IExecuteFunctions): RowSource {
 			return toLookupKey({
 				country,
 				companyId: context.getNodeParameter('companyId', itemIndex, ''),
-				state: isUnitedStates(country) ? context.getNodeParameter('state', itemIndex, '') : undefined,
-				language: languagePerItem ? context.getNodeParameter('options.language', itemIndex, '') : language,
+				state: isUnitedStates(country)
+					? context.getNodeParameter('state', itemIndex, '')
+					: undefined,
+				language: languagePerItem
+					? context.getNodeParameter('options.language', itemIndex, '')
+					: language,
 			});
 		},
 	};
@@ -109,13 +162,23 @@ function isUnitedStates(country: unknown): boolean {
 	}
 }
 
-export function inputErrorOf(context: Context, error: unknown, itemIndex: number, prefix = ''): NodeOperationError {
+export function inputErrorOf(
+	context: Context,
+	error: unknown,
+	itemIndex: number,
+	prefix = '',
+): NodeOperationError {
 	const node = context.getNode();
 	if (error instanceof LookupInputError) {
-		return new NodeOperationError(node, `${prefix}${error.message}`, { itemIndex, description: `Accepted: ${error.accepted}.` });
+		return new NodeOperationError(node, `${prefix}${error.message}`, {
+			itemIndex,
+			description: `Accepted: ${error.accepted}.`,
+		});
 	}
 	if (error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
+	return new NodeOperationError(node, error instanceof Error ? error : String(error), {
+		itemIndex,
+	});
 }
 
 /**
@@ -157,7 +220,11 @@ export async function lookUpRows(
 		// for a registered company.
 		const message = error instanceof Error ? error.message : String(error);
 		if (stopAtFirstFailure) throw new NodeOperationError(node, message, { itemIndex: 0 });
-		return Array.from({ length: rows.count }, (_, itemIndex) => ({ kind: 'failed', itemIndex, error: new NodeOperationError(node, message, { itemIndex }) }));
+		return Array.from({ length: rows.count }, (_, itemIndex) => ({
+			kind: 'failed',
+			itemIndex,
+			error: new NodeOperationError(node, message, { itemIndex }),
+		}));
 	}
 
 	const tokenWasStored = String(credentials.accessToken ?? '') !== '';
@@ -165,7 +232,10 @@ export async function lookUpRows(
 	const { id = '', name = '' } = node.credentials?.[CREDENTIAL_TYPE] ?? {};
 	const credential = { id: id ?? '', name, type: CREDENTIAL_TYPE, data: credentials };
 	// Under Retry On Fail, rows the registry answered in an earlier try of this node run are not sent again.
-	const answered = AnsweredLookups.forTry(nodeRunOf(context), `${id ?? ''} ${settings.registryKey}`);
+	const answered = AnsweredLookups.forTry(
+		nodeRunOf(context),
+		`${id ?? ''} ${settings.registryKey}`,
+	);
 	const keyToSend = (itemIndex: number): LookupKey | undefined => {
 		const key = stopAtFirstFailure ? keys[itemIndex] : keyAt(itemIndex);
 		return key && !answered.recordFor(key) ? key : undefined;
@@ -177,7 +247,8 @@ export async function lookUpRows(
 		{
 			request: registryRequest(context, settings, credential),
 			tokenWasStored,
-			cancelSignal: 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined,
+			cancelSignal:
+				'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined,
 			grantedScopes: async () => scopesOf(credentials.accessToken),
 			reloadCredential: async () => {
 				try {
@@ -196,7 +267,13 @@ export async function lookUpRows(
 		const outcome = outcomes[itemIndex];
 		const key = keys[itemIndex];
 		const inputError = inputErrors.get(itemIndex);
-		if (inputError || !key) return { kind: 'failed', itemIndex, error: inputError ?? cancelled(context, itemIndex), ...(inputError ? { cause: 'input' as const } : {}) };
+		if (inputError || !key)
+			return {
+				kind: 'failed',
+				itemIndex,
+				error: inputError ?? cancelled(context, itemIndex),
+				...(inputError ? { cause: 'input' as const } : {}),
+			};
 		if (outcome?.kind === 'record') {
 			const record = redactRecord(outcome.record, secrets);
 			answered.remember(key, record);
@@ -206,14 +283,24 @@ export async function lookUpRows(
 		// A copy: no output shares an object with what is kept for the next try.
 		if (earlier) return { kind: 'record', itemIndex, key, record: redactRecord(earlier, secrets) };
 		const error =
-			outcome?.kind === 'failed' ? registryError(outcome.failure, { node, itemIndex, key, secrets, ...settings }) : cancelled(context, itemIndex);
-		return { kind: 'failed', itemIndex, key, error, ...(outcome?.kind === 'failed' ? { cause: outcome.failure.kind } : {}) };
+			outcome?.kind === 'failed'
+				? registryError(outcome.failure, { node, itemIndex, key, secrets, ...settings })
+				: cancelled(context, itemIndex);
+		return {
+			kind: 'failed',
+			itemIndex,
+			key,
+			error,
+			...(outcome?.kind === 'failed' ? { cause: outcome.failure.kind } : {}),
+		};
 	});
 	if (results.some((row) => row.kind === 'failed')) answered.keepForNextTry();
 	else answered.release();
 	if (stopAtFirstFailure) {
 		// Cancelled rows only follow a real failure: throw the first real one.
-		const failure = results.find((row) => row.kind === 'failed' && !isCancelled(row.error)) ?? results.find((row) => row.kind === 'failed');
+		const failure =
+			results.find((row) => row.kind === 'failed' && !isCancelled(row.error)) ??
+			results.find((row) => row.kind === 'failed');
 		if (failure?.kind === 'failed') throw failure.error;
 	}
 	return results;
@@ -223,15 +310,26 @@ export async function lookUpRows(
  * What stays the same across the tries of one node run, and only them: its input array (see
  * AnsweredLookups). A poll has none, and n8n never retries one.
  */
-const nodeRunOf = (context: Context): object | undefined => ('getInputData' in context ? context.getInputData() : undefined);
+const nodeRunOf = (context: Context): object | undefined =>
+	'getInputData' in context ? context.getInputData() : undefined;
 
 const cancelled = (context: Context, itemIndex: number) =>
-	new NodeOperationError(context.getNode(), 'The lookup was cancelled: the run stopped at an earlier failure', { itemIndex });
+	new NodeOperationError(
+		context.getNode(),
+		'The lookup was cancelled: the run stopped at an earlier failure',
+		{ itemIndex },
+	);
 
 const isCancelled = (error: Error) => error.message.startsWith('The lookup was cancelled');
 
 /** The record's fields, in the registry's words. Any other field a registry adds passes through. */
-const RECORD_FIELDS = new Set(['isRegistered', 'officialName', 'status', 'registrationDate', 'registeredAddress']);
+const RECORD_FIELDS = new Set([
+	'isRegistered',
+	'officialName',
+	'status',
+	'registrationDate',
+	'registeredAddress',
+]);
 
 /**
  * A record on its way to an output: a registry that echoes the client secret or the token into it
@@ -241,26 +339,38 @@ const RECORD_FIELDS = new Set(['isRegistered', 'officialName', 'status', 'regist
  */
 export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyRecord {
 	const clean = (value: unknown, field: string): unknown => {
-		if (typeof value === 'string') return RECORD_FIELDS.has(field) ? removeSecrets(value, secrets) : redact(value, secrets);
+		if (typeof value === 'string')
+			return RECORD_FIELDS.has(field) ? removeSecrets(value, secrets) : redact(value, secrets);
 		if (Array.isArray(value)) return value.map((entry) => clean(entry, field));
 		if (typeof value === 'object' && value !== null) {
-			return Object.fromEntries(Object.entries(value).map(([key, entry]) => [redact(key, secrets), clean(entry, '')]));
+			return Object.fromEntries(
+				Object.entries(value).map(([key, entry]) => [redact(key, secrets), clean(entry, '')]),
+			);
 		}
 		return value;
 	};
-	return Object.fromEntries(Object.entries(record).map(([field, value]) => [RECORD_FIELDS.has(field) ? field : redact(field, secrets), clean(value, field)])) as CompanyRecord;
+	return Object.fromEntries(
+		Object.entries(record).map(([field, value]) => [
+			RECORD_FIELDS.has(field) ? field : redact(field, secrets),
+			clean(value, field),
+		]),
+	) as CompanyRecord;
 }
 
 /** The values server text must never show: the client secret and the access token. */
 function secretsIn(credentials: ICredentialDataDecryptedObject): string[] {
-	return [credentials.clientSecret, credentials.accessToken].filter((value): value is string => typeof value === 'string' && value !== '');
+	return [credentials.clientSecret, credentials.accessToken].filter(
+		(value): value is string => typeof value === 'string' && value !== '',
+	);
 }
 
 /** The scopes in a token's payload, for the 403 message. Read only, never verified. */
 function scopesOf(token: unknown): string | undefined {
 	try {
 		const payload = String(token ?? '').split('.')[1] ?? '';
-		const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { scope?: unknown };
+		const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as {
+			scope?: unknown;
+		};
 		return typeof claims.scope === 'string' ? claims.scope : undefined;
 	} catch {
 		// An opaque token has no readable scope; the 403 message then says so.
@@ -289,7 +399,10 @@ export function errorItem(row: Extract<CompanyRow, { kind: 'failed' }>): INodeEx
 }
 
 /** Every row failed with one error (a broken option, an unexpected exception): one error item each. */
-export function failAll(context: IExecuteFunctions, error: unknown): Array<Extract<CompanyRow, { kind: 'failed' }>> {
+export function failAll(
+	context: IExecuteFunctions,
+	error: unknown,
+): Array<Extract<CompanyRow, { kind: 'failed' }>> {
 	const message = error instanceof Error ? error.message : String(error);
 	return context.getInputData().map((_, itemIndex) => ({
 		kind: 'failed',

@@ -14,11 +14,17 @@ export class Browser {
 	) {}
 
 	/** Starts Chromium (installing Debian's package when missing) and attaches to its first page. */
-	static async start(processes: Processes, logFolder: string, log: (message: string) => void): Promise<Browser> {
+	static async start(
+		processes: Processes,
+		logFolder: string,
+		log: (message: string) => void,
+	): Promise<Browser> {
 		if (!existsSync('/usr/bin/chromium')) {
 			log('installing Debian chromium');
 			run('apt-get', ['update']);
-			run('apt-get', ['install', '-y', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+			run('apt-get', ['install', '-y', 'chromium'], {
+				env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+			});
 		}
 		const profile = mkdtempSync(join(tmpdir(), 'chromium-'));
 		processes.spawn(
@@ -44,22 +50,34 @@ export class Browser {
 		await waitFor(
 			'Chromium DevTools',
 			async () => {
-				devtoolsPort = Number(readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]);
+				devtoolsPort = Number(
+					readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0],
+				);
 				return devtoolsPort > 0;
 			},
 			30,
 		);
-		const targets = (await (await fetch(`http://127.0.0.1:${devtoolsPort}/json/list`)).json()) as Array<{ type: string; webSocketDebuggerUrl: string }>;
+		const targets = (await (
+			await fetch(`http://127.0.0.1:${devtoolsPort}/json/list`)
+		).json()) as Array<{ type: string; webSocketDebuggerUrl: string }>;
 		const page = targets.find((target) => target.type === 'page')!;
 		const socket = new WebSocket(page.webSocketDebuggerUrl);
 		await new Promise((done) => socket.addEventListener('open', done, { once: true }));
 		const browser = new Browser(socket);
 		await browser.send('Network.enable');
-		await browser.send('Emulation.setDeviceMetricsOverride', { width: 1600, height: 1000, deviceScaleFactor: 1, mobile: false });
+		await browser.send('Emulation.setDeviceMetricsOverride', {
+			width: 1600,
+			height: 1000,
+			deviceScaleFactor: 1,
+			mobile: false,
+		});
 		return browser;
 	}
 
-	async send(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+	async send(
+		method: string,
+		params: Record<string, unknown> = {},
+	): Promise<Record<string, unknown>> {
 		return await new Promise((done) => {
 			const id = ++this.nextId;
 			const listener = (event: { data: unknown }) => {
@@ -80,7 +98,9 @@ export class Browser {
 	}
 
 	async evaluate<T>(expression: string): Promise<T | undefined> {
-		const result = (await this.send('Runtime.evaluate', { expression, returnByValue: true })) as { result?: { value?: T } };
+		const result = (await this.send('Runtime.evaluate', { expression, returnByValue: true })) as {
+			result?: { value?: T };
+		};
 		return result.result?.value;
 	}
 
@@ -88,10 +108,20 @@ export class Browser {
 	 * Opens `url`, waits until `ready` (a page expression) is true and the page settles, runs `prepare`
 	 * (a page expression, e.g. closing a popover) if given, saves a PNG.
 	 */
-	async screenshot(url: string, ready: string, path: string, settleMs = 1500, prepare?: string): Promise<void> {
+	async screenshot(
+		url: string,
+		ready: string,
+		path: string,
+		settleMs = 1500,
+		prepare?: string,
+	): Promise<void> {
 		await this.send('Page.navigate', { url });
 		// n8n's editor is a single-page app: give it time to load and render.
-		await waitFor(`the page ${url}`, async () => (await this.evaluate<boolean>(ready)) === true, 90);
+		await waitFor(
+			`the page ${url}`,
+			async () => (await this.evaluate<boolean>(ready)) === true,
+			90,
+		);
 		await new Promise((done) => setTimeout(done, settleMs));
 		if (prepare) {
 			await this.evaluate(prepare);

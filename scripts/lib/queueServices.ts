@@ -13,7 +13,11 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
 const PG_SYSTEM_USER = 'n8n-queue-pg';
 
 /** Stops one child: `signal`, then SIGKILL if it has not exited within `seconds`. */
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', seconds = 30): Promise<void> {
+export async function stopChild(
+	child: ChildProcess,
+	signal: NodeJS.Signals = 'SIGTERM',
+	seconds = 30,
+): Promise<void> {
 	if (child.exitCode !== null || child.signalCode !== null) return;
 	const exited = new Promise<void>((done) => child.once('exit', () => done()));
 	child.kill(signal);
@@ -30,7 +34,9 @@ export function ensureRedisServer(log: (message: string) => void): void {
 	} catch {
 		log('installing Debian redis-server (apt-get)');
 		run('apt-get', ['update', '-qq']);
-		run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+		run('apt-get', ['install', '-y', '-qq', 'redis-server'], {
+			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+		});
 	}
 }
 
@@ -39,16 +45,40 @@ interface RunningRedis {
 	process: ChildProcess;
 }
 
-export async function startRedis(processes: Processes, dataDir: string, logDir: string): Promise<RunningRedis> {
+export async function startRedis(
+	processes: Processes,
+	dataDir: string,
+	logDir: string,
+): Promise<RunningRedis> {
 	mkdirSync(dataDir, { recursive: true });
 	const port = await freePort();
 	const child = processes.spawn(
 		'redis-server',
-		['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dataDir, '--daemonize', 'no'],
+		[
+			'--bind',
+			'127.0.0.1',
+			'--port',
+			String(port),
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			dataDir,
+			'--daemonize',
+			'no',
+		],
 		{ cwd: dataDir, env: process.env },
 		join(logDir, 'redis.log'),
 	);
-	await waitFor('redis-server', async () => (await execFileAsync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'])).stdout.trim() === 'PONG', 30);
+	await waitFor(
+		'redis-server',
+		async () =>
+			(
+				await execFileAsync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'])
+			).stdout.trim() === 'PONG',
+		30,
+	);
 	return { port, process: child };
 }
 
@@ -56,9 +86,18 @@ function systemUser(): { uid: number; gid: number } {
 	try {
 		run('id', ['-u', PG_SYSTEM_USER]);
 	} catch {
-		run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', PG_SYSTEM_USER]);
+		run('useradd', [
+			'--system',
+			'--no-create-home',
+			'--shell',
+			'/usr/sbin/nologin',
+			PG_SYSTEM_USER,
+		]);
 	}
-	return { uid: Number(run('id', ['-u', PG_SYSTEM_USER]).trim()), gid: Number(run('id', ['-g', PG_SYSTEM_USER]).trim()) };
+	return {
+		uid: Number(run('id', ['-u', PG_SYSTEM_USER]).trim()),
+		gid: Number(run('id', ['-g', PG_SYSTEM_USER]).trim()),
+	};
 }
 
 export interface RunningPostgres {
@@ -68,7 +107,11 @@ export interface RunningPostgres {
 	sql(query: string): Promise<string>;
 }
 
-export async function startPostgres(processes: Processes, dataDir: string, logDir: string): Promise<RunningPostgres> {
+export async function startPostgres(
+	processes: Processes,
+	dataDir: string,
+	logDir: string,
+): Promise<RunningPostgres> {
 	if (!existsSync(join(PG_BIN, 'postgres'))) throw new Error(`no Postgres 15 server in ${PG_BIN}`);
 	const { uid, gid } = systemUser();
 	// The parent folder may be root's 0700 temporary folder: the data folder's own parent must be traversable.
@@ -77,26 +120,63 @@ export async function startPostgres(processes: Processes, dataDir: string, logDi
 	chownSync(dataDir, uid, gid);
 	chmodSync(dataDir, 0o700);
 	const env = { PATH: process.env.PATH, LANG: 'C.UTF-8' };
-	execFileSync(join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--locale=C', '-E', 'UTF8', '--no-sync'], {
-		cwd: dataDir,
-		env,
-		uid,
-		gid,
-		stdio: 'ignore',
-	});
+	execFileSync(
+		join(PG_BIN, 'initdb'),
+		['-D', dataDir, '-U', 'postgres', '--auth=trust', '--locale=C', '-E', 'UTF8', '--no-sync'],
+		{
+			cwd: dataDir,
+			env,
+			uid,
+			gid,
+			stdio: 'ignore',
+		},
+	);
 	const port = await freePort();
 	// Throwaway data: durability settings off, sockets in the data folder, TCP on loopback only.
 	const child = processes.spawn(
 		join(PG_BIN, 'postgres'),
-		['-D', dataDir, '-h', '127.0.0.1', '-p', String(port), '-k', dataDir, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+		[
+			'-D',
+			dataDir,
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(port),
+			'-k',
+			dataDir,
+			'-c',
+			'fsync=off',
+			'-c',
+			'synchronous_commit=off',
+			'-c',
+			'full_page_writes=off',
+		],
 		{ cwd: dataDir, env, uid, gid },
 		join(logDir, 'postgres.log'),
 	);
 	const psql = async (database: string, query: string) =>
 		(
-			await execFileAsync(join(PG_BIN, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-At', '-F', '\t', '-c', query], {
-				maxBuffer: 512 * 1024 * 1024,
-			})
+			await execFileAsync(
+				join(PG_BIN, 'psql'),
+				[
+					'-h',
+					'127.0.0.1',
+					'-p',
+					String(port),
+					'-U',
+					'postgres',
+					'-d',
+					database,
+					'-At',
+					'-F',
+					'\t',
+					'-c',
+					query,
+				],
+				{
+					maxBuffer: 512 * 1024 * 1024,
+				},
+			)
 		).stdout;
 	await waitFor('postgres', async () => (await psql('postgres', 'select 1')).trim() === '1', 60);
 	await psql('postgres', 'create database n8n');

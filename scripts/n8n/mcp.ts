@@ -8,7 +8,16 @@ import { join } from 'node:path';
 
 import { TOOL_DESCRIPTION } from '../../nodes/CompanyRegistry/CompanyRegistry.node.ts';
 import type { Sandbox } from '../../sandbox/server';
-import { importWorkflow, n8nCli, n8nDir, PACKAGE_NAME, root, waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
+import {
+	importWorkflow,
+	n8nCli,
+	n8nDir,
+	PACKAGE_NAME,
+	root,
+	waitFor,
+	type Checklist,
+	type RunningN8n,
+} from '../lib/realN8n';
 
 const WORKFLOW_ID = 'companyRegistryMcp';
 const MCP_PATH = 'company-registry';
@@ -17,7 +26,9 @@ const KYB_AGENT_ID = 'kybAgentExample';
 
 /** The MCP Server Trigger with the Company Registry Tool of examples/workflows/kyb-agent.json attached. */
 function mcpWorkflow() {
-	const example = JSON.parse(readFileSync(join(root, 'examples', 'workflows', 'kyb-agent.json'), 'utf8')) as {
+	const example = JSON.parse(
+		readFileSync(join(root, 'examples', 'workflows', 'kyb-agent.json'), 'utf8'),
+	) as {
 		nodes: Array<{ name: string; type: string }>;
 	};
 	const tool = example.nodes.find((node) => node.type === `${PACKAGE_NAME}.companyRegistryTool`)!;
@@ -35,7 +46,9 @@ function mcpWorkflow() {
 			},
 			{ ...tool, position: [0, 240] },
 		],
-		connections: { [tool.name]: { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] } },
+		connections: {
+			[tool.name]: { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] },
+		},
 		settings: { executionOrder: 'v1' },
 	};
 }
@@ -54,7 +67,13 @@ interface ToolResult {
 
 interface McpClient {
 	connect(transport: unknown): Promise<void>;
-	listTools(): Promise<{ tools: Array<{ name: string; description?: string; inputSchema: { properties?: Record<string, unknown>; required?: string[] } }> }>;
+	listTools(): Promise<{
+		tools: Array<{
+			name: string;
+			description?: string;
+			inputSchema: { properties?: Record<string, unknown>; required?: string[] };
+		}>;
+	}>;
 	callTool(request: { name: string; arguments: Record<string, unknown> }): Promise<ToolResult>;
 	close(): Promise<void>;
 }
@@ -65,34 +84,57 @@ function mcpSdk() {
 	const { Client } = requireFromN8n('@modelcontextprotocol/sdk/client/index.js') as {
 		Client: new (info: { name: string; version: string }) => McpClient;
 	};
-	const { StreamableHTTPClientTransport } = requireFromN8n('@modelcontextprotocol/sdk/client/streamableHttp.js') as {
+	const { StreamableHTTPClientTransport } = requireFromN8n(
+		'@modelcontextprotocol/sdk/client/streamableHttp.js',
+	) as {
 		StreamableHTTPClientTransport: new (url: URL) => unknown;
 	};
 	return { Client, StreamableHTTPClientTransport };
 }
 
 /** After `n8n start`: the agent's view of the tool, over n8n's production MCP endpoint. */
-export async function checkMcp(n8n: RunningN8n, checklist: Checklist, sandbox: Pick<Sandbox, 'counters'>): Promise<void> {
-	const { check, log } = { check: checklist.check.bind(checklist), log: checklist.log.bind(checklist) };
+export async function checkMcp(
+	n8n: RunningN8n,
+	checklist: Checklist,
+	sandbox: Pick<Sandbox, 'counters'>,
+): Promise<void> {
+	const { check, log } = {
+		check: checklist.check.bind(checklist),
+		log: checklist.log.bind(checklist),
+	};
 
 	// How n8n turned usableAsTool into the tool variant: our Description field, no Watch for Changes.
-	const nodeTypes = (await (await fetch(`${n8n.base}/types/nodes.json`, { headers: { cookie: n8n.cookie } })).json()) as Array<{
+	const nodeTypes = (await (
+		await fetch(`${n8n.base}/types/nodes.json`, { headers: { cookie: n8n.cookie } })
+	).json()) as Array<{
 		name: string;
-		properties: Array<{ name: string; default?: unknown; options?: Array<{ value: string; displayOptions?: unknown }> }>;
+		properties: Array<{
+			name: string;
+			default?: unknown;
+			options?: Array<{ value: string; displayOptions?: unknown }>;
+		}>;
 	}>;
 	const variant = nodeTypes.find((type) => type.name === `${PACKAGE_NAME}.companyRegistryTool`);
 	const properties = variant?.properties ?? [];
 	check(
 		TOOL_DESCRIPTION.length > 0 &&
-			properties.find((property) => property.name === 'toolDescription')?.default === TOOL_DESCRIPTION &&
+			properties.find((property) => property.name === 'toolDescription')?.default ===
+				TOOL_DESCRIPTION &&
 			!properties.some((property) => property.name === 'descriptionType'),
 		"the tool variant keeps the node's own Description field (n8n adds no 'Set Automatically' description)",
 	);
-	const watch = properties.find((property) => property.name === 'operation')?.options?.find((option) => option.value === 'watch');
-	check(JSON.stringify(watch?.displayOptions) === '{"show":{"@tool":[false]}}', 'Watch for Changes is hidden from the tool variant');
+	const watch = properties
+		.find((property) => property.name === 'operation')
+		?.options?.find((option) => option.value === 'watch');
+	check(
+		JSON.stringify(watch?.displayOptions) === '{"show":{"@tool":[false]}}',
+		'Watch for Changes is hidden from the tool variant',
+	);
 
 	// The example KYB agent imports, and every node it uses is one this n8n knows.
-	const kybAgent = (await (await fetch(`${n8n.base}/rest/workflows/${KYB_AGENT_ID}`, { headers: { cookie: n8n.cookie } })).json()) as {
+	const kybAgent = (await (
+		await fetch(`${n8n.base}/rest/workflows/${KYB_AGENT_ID}`, { headers: { cookie: n8n.cookie } })
+	).json()) as {
 		data?: { nodes: Array<{ type: string }> };
 	};
 	const known = new Set(nodeTypes.map((type) => type.name));
@@ -110,12 +152,19 @@ export async function checkMcp(n8n: RunningN8n, checklist: Checklist, sandbox: P
 			async () => {
 				const response = await fetch(url, {
 					method: 'POST',
-					headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+					headers: {
+						'content-type': 'application/json',
+						accept: 'application/json, text/event-stream',
+					},
 					body: JSON.stringify({
 						jsonrpc: '2.0',
 						id: 0,
 						method: 'initialize',
-						params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'probe', version: '0' } },
+						params: {
+							protocolVersion: '2025-03-26',
+							capabilities: {},
+							clientInfo: { name: 'probe', version: '0' },
+						},
 					}),
 				});
 				await response.body?.cancel();
@@ -131,8 +180,14 @@ export async function checkMcp(n8n: RunningN8n, checklist: Checklist, sandbox: P
 	try {
 		const { tools } = await client.listTools();
 		const tool = tools.find((candidate) => candidate.name === TOOL_NAME);
-		check(tools.length === 1 && tool !== undefined, `tools/list offers one tool, ${TOOL_NAME} (got ${tools.map((t) => t.name).join(', ')})`);
-		check(tool?.description === TOOL_DESCRIPTION, `its description is the node's Description field: ${tool?.description?.slice(0, 60)}…`);
+		check(
+			tools.length === 1 && tool !== undefined,
+			`tools/list offers one tool, ${TOOL_NAME} (got ${tools.map((t) => t.name).join(', ')})`,
+		);
+		check(
+			tool?.description === TOOL_DESCRIPTION,
+			`its description is the node's Description field: ${tool?.description?.slice(0, 60)}…`,
+		);
 		const schema = tool?.inputSchema;
 		check(
 			['country', 'companyId', 'state'].every((name) => schema?.properties?.[name] !== undefined) &&
@@ -143,14 +198,20 @@ export async function checkMcp(n8n: RunningN8n, checklist: Checklist, sandbox: P
 		const call = async (what: string, args: Record<string, unknown>) => {
 			const result = await client.callTool({ name: TOOL_NAME, arguments: args });
 			const text = result.content.map((part) => part.text ?? '').join('');
-			log(`agent receives for ${what} ${JSON.stringify(args)}: ${result.isError ? '(isError) ' : ''}${text}`);
+			log(
+				`agent receives for ${what} ${JSON.stringify(args)}: ${result.isError ? '(isError) ' : ''}${text}`,
+			);
 			let answer: unknown;
 			try {
 				answer = JSON.parse(text);
 			} catch {
 				answer = undefined;
 			}
-			return { answer: answer as Array<Record<string, unknown>> | undefined, text, isError: result.isError === true };
+			return {
+				answer: answer as Array<Record<string, unknown>> | undefined,
+				text,
+				isError: result.isError === true,
+			};
 		};
 		const lookupsBefore = sandbox.counters.lookups;
 
@@ -173,36 +234,64 @@ export async function checkMcp(n8n: RunningN8n, checklist: Checklist, sandbox: P
 			"an unknown company: isRegistered false (not '[]')",
 		);
 
-		const usWithState = await call('a US company with its state', { country: 'us', companyId: 'C0806592', state: 'ca' });
+		const usWithState = await call('a US company with its state', {
+			country: 'us',
+			companyId: 'C0806592',
+			state: 'ca',
+		});
 		check(
-			usWithState.answer?.[0]?.isRegistered === true && usWithState.answer[0].officialName === 'Redwood Hollow Analytics, Inc.',
+			usWithState.answer?.[0]?.isRegistered === true &&
+				usWithState.answer[0].officialName === 'Redwood Hollow Analytics, Inc.',
 			'a US company with its state: registered, Redwood Hollow Analytics, Inc.',
 		);
 
-		const usWithoutState = await call('a US company without a state', { country: 'us', companyId: 'C0806592' });
+		const usWithoutState = await call('a US company without a state', {
+			country: 'us',
+			companyId: 'C0806592',
+		});
 		check(
 			!usWithoutState.isError &&
-				String(usWithoutState.answer?.[0]?.error).startsWith('A United States company needs a State') &&
-				String(usWithoutState.answer?.[0]?.error).includes("Accepted: a two-letter state code such as 'ca'"),
+				String(usWithoutState.answer?.[0]?.error).startsWith(
+					'A United States company needs a State',
+				) &&
+				String(usWithoutState.answer?.[0]?.error).includes(
+					"Accepted: a two-letter state code such as 'ca'",
+				),
 			'a US company without a state: an error text naming the State and what is accepted',
 		);
 
-		const badCountry = await call('an unknown country', { country: 'Atlantis', companyId: '12345' });
+		const badCountry = await call('an unknown country', {
+			country: 'Atlantis',
+			companyId: '12345',
+		});
 		check(
-			String(badCountry.answer?.[0]?.error).startsWith("Unknown country 'Atlantis'. Accepted: a two-letter ISO 3166-1 code"),
+			String(badCountry.answer?.[0]?.error).startsWith(
+				"Unknown country 'Atlantis'. Accepted: a two-letter ISO 3166-1 code",
+			),
 			'bad input (unknown country): an error text with what is accepted',
 		);
-		const failed = await call('a lookup the registry fails', { country: 'de', companyId: 'HRB99500' });
+		const failed = await call('a lookup the registry fails', {
+			country: 'de',
+			companyId: 'HRB99500',
+		});
 		check(
 			!failed.isError &&
-				String(failed.answer?.[0]?.error).startsWith('The registry could not process the lookup (HTTP 500') &&
+				String(failed.answer?.[0]?.error).startsWith(
+					'The registry could not process the lookup (HTTP 500',
+				) &&
 				failed.answer?.[0]?.isRegistered === undefined,
 			"a registry failure: an error text, never 'not registered'",
 		);
-		check(sandbox.counters.lookups - lookupsBefore === 6, `only the four valid calls reached the registry, the failing one tried 3 times (${sandbox.counters.lookups - lookupsBefore} requests)`);
+		check(
+			sandbox.counters.lookups - lookupsBefore === 6,
+			`only the four valid calls reached the registry, the failing one tried 3 times (${sandbox.counters.lookups - lookupsBefore} requests)`,
+		);
 
 		const missing = await call('arguments without companyId', { country: 'de' });
-		check(missing.isError && /companyId/.test(missing.text), 'arguments that break the schema: isError from n8n, naming companyId');
+		check(
+			missing.isError && /companyId/.test(missing.text),
+			'arguments that break the schema: isError from n8n, naming companyId',
+		);
 	} finally {
 		await client.close();
 	}

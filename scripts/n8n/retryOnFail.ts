@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { DEMO_CLIENT, startSandbox } from '../../sandbox/server';
-import { importCredential, importWorkflow, n8nCli, type Checklist, type ExecutionOutput } from '../lib/realN8n';
+import {
+	importCredential,
+	importWorkflow,
+	n8nCli,
+	type Checklist,
+	type ExecutionOutput,
+} from '../lib/realN8n';
 
 const ROWS = 2000;
 const ANSWERED_BEFORE_OUTAGE = 1000;
@@ -16,11 +22,21 @@ const MAX_REPEATED_SHARE = 0.02;
 
 /** Manual Trigger → a Code node that emits the sheet → Company Registry with Retry On Fail. */
 function sheetWorkflow(credentialId: string): Record<string, unknown> {
-	const sheet = Array.from({ length: ROWS }, (_, index) => ({ country: 'gb', companyId: String(30_000_000 + index) }));
+	const sheet = Array.from({ length: ROWS }, (_, index) => ({
+		country: 'gb',
+		companyId: String(30_000_000 + index),
+	}));
 	return {
 		name: `Retry On Fail: ${ROWS} rows, an outage after ${ANSWERED_BEFORE_OUTAGE}`,
 		nodes: [
-			{ parameters: {}, id: 'r1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
+			{
+				parameters: {},
+				id: 'r1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+			},
 			{
 				parameters: { jsCode: `return ${JSON.stringify(sheet)}.map((json) => ({ json }));` },
 				id: 'r2',
@@ -30,7 +46,13 @@ function sheetWorkflow(credentialId: string): Record<string, unknown> {
 				position: [220, 0],
 			},
 			{
-				parameters: { resource: 'company', operation: 'lookUp', country: '={{ $json.country }}', companyId: '={{ $json.companyId }}', options: {} },
+				parameters: {
+					resource: 'company',
+					operation: 'lookUp',
+					country: '={{ $json.country }}',
+					companyId: '={{ $json.companyId }}',
+					options: {},
+				},
 				id: 'r3',
 				name: 'Company Registry',
 				type: 'n8n-nodes-company-registry.companyRegistry',
@@ -54,16 +76,29 @@ function sheetWorkflow(credentialId: string): Record<string, unknown> {
  * `n8n execute` with n8n's debug log written to a file, one JSON entry per line: it names each try of a
  * node ("Running node … started"), and holds the run that --rawOutput prints.
  */
-async function executeCountingTries(userFolder: string, workflowId: string, nodeName: string): Promise<{ run: ExecutionOutput; tries: number }> {
+async function executeCountingTries(
+	userFolder: string,
+	workflowId: string,
+	nodeName: string,
+): Promise<{ run: ExecutionOutput; tries: number }> {
 	const logFile = join(userFolder, `${workflowId}.log`);
-	await n8nCli(userFolder, ['execute', `--id=${workflowId}`, '--rawOutput'], { N8N_LOG_LEVEL: 'debug', N8N_LOG_OUTPUT: 'file', N8N_LOG_FILE_LOCATION: logFile });
+	await n8nCli(userFolder, ['execute', `--id=${workflowId}`, '--rawOutput'], {
+		N8N_LOG_LEVEL: 'debug',
+		N8N_LOG_OUTPUT: 'file',
+		N8N_LOG_FILE_LOCATION: logFile,
+	});
 	const messages = readFileSync(logFile, 'utf8')
 		.split('\n')
 		.filter((line) => line.startsWith('{'))
 		.map((line) => (JSON.parse(line) as { message: string }).message);
-	const printed = [...messages].reverse().find((message) => message.startsWith('{') && message.includes('"resultData"'));
+	const printed = [...messages]
+		.reverse()
+		.find((message) => message.startsWith('{') && message.includes('"resultData"'));
 	if (!printed) throw new Error(`n8n execute printed no run (log: ${logFile})`);
-	return { run: JSON.parse(printed) as ExecutionOutput, tries: messages.filter((message) => message === `Running node "${nodeName}" started`).length };
+	return {
+		run: JSON.parse(printed) as ExecutionOutput,
+		tries: messages.filter((message) => message === `Running node "${nodeName}" started`).length,
+	};
 }
 
 export async function checkRetryOnFail(userFolder: string, checklist: Checklist): Promise<void> {
@@ -75,32 +110,53 @@ export async function checkRetryOnFail(userFolder: string, checklist: Checklist)
 			id: credentialId,
 			name: credentialId,
 			type: 'companyRegistryApi',
-			data: { clientId: DEMO_CLIENT.clientId, clientSecret: DEMO_CLIENT.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
+			data: {
+				clientId: DEMO_CLIENT.clientId,
+				clientSecret: DEMO_CLIENT.clientSecret,
+				baseUrl: sandbox.baseUrl,
+				authUrl: sandbox.authUrl,
+			},
 		});
 		const workflowId = 'retryOnFail00000';
 		await importWorkflow(userFolder, sheetWorkflow(credentialId), workflowId);
 		sandbox.onLookup(() => {
-			if (outageEnds || (sandbox.counters.lookupsByStatus[200] ?? 0) < ANSWERED_BEFORE_OUTAGE) return;
+			if (outageEnds || (sandbox.counters.lookupsByStatus[200] ?? 0) < ANSWERED_BEFORE_OUTAGE)
+				return;
 			sandbox.setRegistryDown('503');
 			outageEnds = setTimeout(() => sandbox.setRegistryDown(undefined), OUTAGE_MS);
 		});
 		const { run, tries } = await executeCountingTries(userFolder, workflowId, 'Company Registry');
 		const error = run.data.resultData.error;
-		const [registered = [], notRegistered = []] = (run.data.resultData.runData['Company Registry']?.at(-1)?.data?.main ?? []).map((items) => items ?? []);
+		const [registered = [], notRegistered = []] = (
+			run.data.resultData.runData['Company Registry']?.at(-1)?.data?.main ?? []
+		).map((items) => items ?? []);
 		const answered = sandbox.counters.lookupsByStatus[200] ?? 0;
 		const repeated = answered - ROWS;
 		checklist.log(
 			`retry-on-fail: rows=${ROWS} lookups_answered=${answered} repeated=${repeated} (tries ${tries}, 503s ${sandbox.counters.lookupsByStatus[503] ?? 0}, ` +
 				`requests ${sandbox.counters.lookups}, token requests ${sandbox.counters.tokenRequests})`,
 		);
-		checklist.check(tries >= 2, `retry-on-fail: the outage failed a try and n8n ran the node again (tries: ${tries})`);
-		checklist.check(error === undefined, `retry-on-fail: the execution succeeded after the outage ${error?.message ?? ''}`);
-		const paired = new Set([...registered, ...notRegistered].map((item) => (item as { pairedItem?: { item?: number } }).pairedItem?.item));
+		checklist.check(
+			tries >= 2,
+			`retry-on-fail: the outage failed a try and n8n ran the node again (tries: ${tries})`,
+		);
+		checklist.check(
+			error === undefined,
+			`retry-on-fail: the execution succeeded after the outage ${error?.message ?? ''}`,
+		);
+		const paired = new Set(
+			[...registered, ...notRegistered].map(
+				(item) => (item as { pairedItem?: { item?: number } }).pairedItem?.item,
+			),
+		);
 		checklist.check(
 			registered.length + notRegistered.length === ROWS && paired.size === ROWS,
 			`retry-on-fail: every one of ${ROWS} rows came out once (got ${registered.length + notRegistered.length} items for ${paired.size} rows)`,
 		);
-		checklist.check(repeated <= ROWS * MAX_REPEATED_SHARE, `retry-on-fail: at most ${MAX_REPEATED_SHARE * 100}% more answered lookups than rows (${repeated} repeated)`);
+		checklist.check(
+			repeated <= ROWS * MAX_REPEATED_SHARE,
+			`retry-on-fail: at most ${MAX_REPEATED_SHARE * 100}% more answered lookups than rows (${repeated} repeated)`,
+		);
 	} finally {
 		clearTimeout(outageEnds);
 		sandbox.onLookup(undefined);

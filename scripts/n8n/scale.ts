@@ -18,7 +18,14 @@ function sheetWorkflow(credentialId: string): Record<string, unknown> {
 	return {
 		name: `Scale: ${ROWS} rows (${credentialId})`,
 		nodes: [
-			{ parameters: {}, id: 'a1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
+			{
+				parameters: {},
+				id: 'a1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+			},
 			{
 				parameters: { jsCode: `return ${JSON.stringify(sheet)}.map((json) => ({ json }));` },
 				id: 'a2',
@@ -77,7 +84,12 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 				id: credentialId,
 				name: credentialId,
 				type: 'companyRegistryApi',
-				data: { clientId: DEMO_CLIENT.clientId, clientSecret: DEMO_CLIENT.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl },
+				data: {
+					clientId: DEMO_CLIENT.clientId,
+					clientSecret: DEMO_CLIENT.clientSecret,
+					baseUrl: sandbox.baseUrl,
+					authUrl: sandbox.authUrl,
+				},
 			});
 			const workflowId = `scale${headers === 'always' ? 'Headers' : 'Only429'}`.padEnd(16, '0');
 			await importWorkflow(userFolder, sheetWorkflow(credentialId), workflowId);
@@ -88,17 +100,34 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 				| { executionTime?: number; data?: { main: Array<Array<unknown> | null> } }
 				| undefined;
 			const seconds = (task?.executionTime ?? Number.NaN) / 1000;
-			const [registered = [], notRegistered = [], errors = []] = (task?.data?.main ?? []).map((items) => items ?? []);
-			const family = headers === 'always' ? 'family 1 (X-RateLimit-* on every answer)' : 'family 2 (headers only on 429s)';
+			const [registered = [], notRegistered = [], errors = []] = (task?.data?.main ?? []).map(
+				(items) => items ?? [],
+			);
+			const family =
+				headers === 'always'
+					? 'family 1 (X-RateLimit-* on every answer)'
+					: 'family 2 (headers only on 429s)';
 			const ratio = seconds / floor;
 			checklist.log(
 				`scale: ${family}: node ${seconds.toFixed(2)} s, floor ${floor.toFixed(2)} s, node_vs_floor=${ratio.toFixed(3)}; ` +
 					`n8n execute wall ${wall.toFixed(1)} s (process start and exit included); 429s ${sandbox.counters.lookupsByStatus[429] ?? 0}; token requests ${sandbox.counters.tokenRequests}`,
 			);
-			checklist.check(registered.length + notRegistered.length + errors.length === ROWS, `${family}: every one of ${ROWS} rows came out once`);
-			checklist.check(errors.length === ROWS / 50, `${family}: only the ${ROWS / 50} invalid rows failed (got ${errors.length})`);
-			checklist.check(sandbox.counters.tokenRequests === 1, `${family}: one token request (got ${sandbox.counters.tokenRequests})`);
-			checklist.check(ratio <= MAX_VS_FLOOR, `${family}: within ${MAX_VS_FLOOR}x the floor (${ratio.toFixed(3)})`);
+			checklist.check(
+				registered.length + notRegistered.length + errors.length === ROWS,
+				`${family}: every one of ${ROWS} rows came out once`,
+			);
+			checklist.check(
+				errors.length === ROWS / 50,
+				`${family}: only the ${ROWS / 50} invalid rows failed (got ${errors.length})`,
+			);
+			checklist.check(
+				sandbox.counters.tokenRequests === 1,
+				`${family}: one token request (got ${sandbox.counters.tokenRequests})`,
+			);
+			checklist.check(
+				ratio <= MAX_VS_FLOOR,
+				`${family}: within ${MAX_VS_FLOOR}x the floor (${ratio.toFixed(3)})`,
+			);
 		} finally {
 			await sandbox.close();
 		}

@@ -25,23 +25,42 @@ describe('Company Registry API credential', () => {
 		});
 
 		it('uses the Audience the user set', () => {
-			expect(audienceFor({ baseUrl: 'https://api.verifiet.com', audience: 'https://other.example/v1/' })).toBe('https://other.example/v1/');
+			expect(
+				audienceFor({ baseUrl: 'https://api.verifiet.com', audience: 'https://other.example/v1/' }),
+			).toBe('https://other.example/v1/');
 		});
 	});
 
 	it('declares the fields n8n needs: a password secret and a hidden, expirable, password-typed token', () => {
 		const credential = new CompanyRegistryApi();
-		const byName = Object.fromEntries(credential.properties.map((property) => [property.name, property]));
+		const byName = Object.fromEntries(
+			credential.properties.map((property) => [property.name, property]),
+		);
 		expect(byName.clientSecret.typeOptions?.password).toBe(true);
-		expect(byName.accessToken).toMatchObject({ type: 'hidden', typeOptions: { expirable: true, password: true } });
+		expect(byName.accessToken).toMatchObject({
+			type: 'hidden',
+			typeOptions: { expirable: true, password: true },
+		});
 		expect(byName.baseUrl.default).toBe('https://api.verifiet.com');
 		expect(byName.authUrl.default).toBe('https://login.verifiet.com');
 	});
 
 	it('its test request is a real lookup on {Base URL}/v1/, whatever slashes the Base URL ends with', () => {
 		const credential = new CompanyRegistryApi();
-		const node: INode = { id: '1', name: 'n', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
-		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: new TestNodeTypes() });
+		const node: INode = {
+			id: '1',
+			name: 'n',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
+		const workflow = new Workflow({
+			nodes: [node],
+			connections: {},
+			active: false,
+			nodeTypes: new TestNodeTypes(),
+		});
 		const baseURL = workflow.expression.getSimpleParameterValue(
 			node,
 			credential.test.request.baseURL as string,
@@ -50,7 +69,9 @@ describe('Company Registry API credential', () => {
 			undefined,
 			'',
 		);
-		expect(`${baseURL}${credential.test.request.url}`).toBe('https://api.verifiet.com/v1/company/de/HRB12345');
+		expect(`${baseURL}${credential.test.request.url}`).toBe(
+			'https://api.verifiet.com/v1/company/de/HRB12345',
+		);
 	});
 
 	it('4.1: exchanges the client id and secret for a token with a JSON body, and n8n stores it', async () => {
@@ -104,6 +125,8 @@ describe('Company Registry API credential', () => {
 
 	it('an Auth URL that is not a token endpoint reports the status it got', async () => {
 		const { message } = await failureOf({ authUrl: `${sandbox.baseUrl}/v1/` }, 1);
-		expect(message).toBe(`The token request to ${sandbox.baseUrl}/v1/oauth/token failed with HTTP 404 NotFoundException`);
+		expect(message).toBe(
+			`The token request to ${sandbox.baseUrl}/v1/oauth/token failed with HTTP 404 NotFoundException`,
+		);
 	});
 });

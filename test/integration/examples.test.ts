@@ -24,7 +24,9 @@ describe('examples', () => {
 			rowsNode: 'One item per row',
 		});
 		const [registered, notRegistered, failed] = result.outputOf(REGISTRY_NODE);
-		expect(registered.map((item) => (item.pairedItem as { item: number }).item)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 10]);
+		expect(registered.map((item) => (item.pairedItem as { item: number }).item)).toEqual([
+			0, 1, 2, 3, 5, 6, 7, 8, 10,
+		]);
 		expect(notRegistered.map((item) => item.json.lookup)).toEqual([
 			{ countryCode: 'de', companyId: 'HRB00000' },
 			{ countryCode: 'gb', companyId: '99999999' },
@@ -35,7 +37,9 @@ describe('examples', () => {
 
 	it('watch-suppliers.json watches its supplier list with the Company Registry node', () => {
 		const workflow = loadWorkflow('examples/workflows/watch-suppliers.json');
-		const watch = workflow.nodes.find((node) => node.type === 'n8n-nodes-company-registry.companyRegistry')!;
+		const watch = workflow.nodes.find(
+			(node) => node.type === 'n8n-nodes-company-registry.companyRegistry',
+		)!;
 		expect(watch.parameters).toMatchObject({ resource: 'company', operation: 'watch' });
 		const list = workflow.nodes.find((node) => node.name === 'Supplier list')!;
 		expect(JSON.parse(String(list.parameters.jsonOutput)).suppliers.length).toBeGreaterThan(3);
@@ -47,16 +51,27 @@ describe('examples', () => {
 		['onboarding-form.json', 'lookUp', 3],
 		['spreadsheet-check.json', 'lookUp', 3],
 		['inactive-alerts.json', 'watch', 1],
-	])('%s: the registry node sends failed rows to its error output, and a note says what to change', (file, operation, connected) => {
-		const workflow = loadWorkflow(`examples/workflows/${file}`);
-		const registry = workflow.nodes.filter((node) => node.type === 'n8n-nodes-company-registry.companyRegistry');
-		expect(registry).toHaveLength(1);
-		expect(registry[0].parameters).toMatchObject({ resource: 'company', operation, country: '={{ $json.country }}' });
-		expect(registry[0].onError).toBe('continueErrorOutput');
-		const outputs = workflow.connections[registry[0].name].main;
-		expect(outputs.filter((targets) => (targets ?? []).length > 0)).toHaveLength(connected);
-		const notes = workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote').map((node) => String(node.parameters.content));
-		expect(notes.some((note) => note.startsWith('## Before you publish'))).toBe(true);
-		expect(JSON.stringify(workflow)).not.toContain('demo-secret');
-	});
+	])(
+		'%s: the registry node sends failed rows to its error output, and a note says what to change',
+		(file, operation, connected) => {
+			const workflow = loadWorkflow(`examples/workflows/${file}`);
+			const registry = workflow.nodes.filter(
+				(node) => node.type === 'n8n-nodes-company-registry.companyRegistry',
+			);
+			expect(registry).toHaveLength(1);
+			expect(registry[0].parameters).toMatchObject({
+				resource: 'company',
+				operation,
+				country: '={{ $json.country }}',
+			});
+			expect(registry[0].onError).toBe('continueErrorOutput');
+			const outputs = workflow.connections[registry[0].name].main;
+			expect(outputs.filter((targets) => (targets ?? []).length > 0)).toHaveLength(connected);
+			const notes = workflow.nodes
+				.filter((node) => node.type === 'n8n-nodes-base.stickyNote')
+				.map((node) => String(node.parameters.content));
+			expect(notes.some((note) => note.startsWith('## Before you publish'))).toBe(true);
+			expect(JSON.stringify(workflow)).not.toContain('demo-secret');
+		},
+	);
 });

@@ -7,7 +7,10 @@ import { engineFor, expectEachRowOnce, runRows } from '../../harness/fixtures';
 // timeouts) instead of re-running the sheet, and a registry that is down stops the run quickly.
 const ROWS = 500;
 const sheet = (offset = 0): IDataObject[] =>
-	Array.from({ length: ROWS }, (_, index) => ({ country: 'gb', companyId: String(50_000_000 + offset + index) }));
+	Array.from({ length: ROWS }, (_, index) => ({
+		country: 'gb',
+		companyId: String(50_000_000 + offset + index),
+	}));
 
 /**
  * Requests that met the fault, by what the sandbox counted (dropped connections count under 0; a timed-out
@@ -21,7 +24,12 @@ const FAULTS = [
 	{ name: 'HTTP 503', faults: { share503: 0.05 }, counted: [503], options: {} },
 	{ name: 'HTTP 504', faults: { share504: 0.05 }, counted: [504], options: {} },
 	{ name: 'a reset connection', faults: { shareDrop: 0.05 }, counted: [0], options: {} },
-	{ name: 'a timeout', faults: { shareTimeout: 0.05, slowMs: 10_000 }, counted: [], options: { timeout: 3 } },
+	{
+		name: 'a timeout',
+		faults: { shareTimeout: 0.05, slowMs: 10_000 },
+		counted: [],
+		options: { timeout: 3 },
+	},
 ] as const;
 
 describe('transient faults', () => {
@@ -45,7 +53,8 @@ describe('transient faults', () => {
 			expectEachRowOnce(branches, ROWS);
 			expect(branches.errors).toHaveLength(0);
 			expect(branches.notRegistered).toHaveLength(ROWS);
-			for (const status of counted) expect(sandbox.counters.lookupsByStatus[status] ?? 0).toBeGreaterThan(5);
+			for (const status of counted)
+				expect(sandbox.counters.lookupsByStatus[status] ?? 0).toBeGreaterThan(5);
 			// The fault fired (its rows were asked again), and each faulted row cost one more request, no more.
 			expect(sandbox.lookupLog.length).toBeGreaterThan(ROWS + 5);
 			expect(sandbox.lookupLog.length).toBeLessThanOrEqual(ROWS + 50);
@@ -54,7 +63,10 @@ describe('transient faults', () => {
 		it('with Max Attempts 1: exactly the rows that met the fault fail, each with its own error', async () => {
 			sandbox.setFaults({ ...faults, faultRepeats: 1 });
 			const engine = engineFor(sandbox);
-			const branches = await runRows(engine, sheet(100_000), { onError: 'continueErrorOutput', options: { ...options, maxAttempts: 1 } });
+			const branches = await runRows(engine, sheet(100_000), {
+				onError: 'continueErrorOutput',
+				options: { ...options, maxAttempts: 1 },
+			});
 			expectEachRowOnce(branches, ROWS);
 			expect(branches.errors.length).toBeGreaterThan(5);
 			expect(branches.errors.length + branches.notRegistered.length).toBe(ROWS);
@@ -71,7 +83,10 @@ describe('transient faults', () => {
 		const branches = await runRows(engine, sheet(200_000), { onError: 'continueErrorOutput' });
 		expectEachRowOnce(branches, ROWS);
 		expect(branches.errors.length).toBeGreaterThan(5);
-		for (const item of branches.errors) expect(item.json.error).toBe('The registry is unavailable (HTTP 503 Service Unavailable) (tried 3 times)');
+		for (const item of branches.errors)
+			expect(item.json.error).toBe(
+				'The registry is unavailable (HTTP 503 Service Unavailable) (tried 3 times)',
+			);
 	});
 
 	describe.each(['refuse', '503'] as const)('a registry that is down (%s)', (mode) => {
@@ -88,7 +103,8 @@ describe('transient faults', () => {
 			// Only a row already in flight when the outage began (at most Max Concurrent Requests, 20) may run
 			// out of its own tries before the breaker gives up; every other row gets the outage's one message.
 			expect(spentOwnTries.length).toBeLessThanOrEqual(20);
-			for (const item of spentOwnTries) expect(String(item.json.error)).toMatch(/\(tried 3 times\)$/);
+			for (const item of spentOwnTries)
+				expect(String(item.json.error)).toMatch(/\(tried 3 times\)$/);
 			// Those rows' three tries each, and the breaker's probes: far fewer than the 500 rows.
 			expect(sandbox.counters.lookups).toBeLessThanOrEqual(20 * 3 + 10);
 		});

@@ -18,7 +18,19 @@ const GOOD = [
 	{ row: { country: 'gb', companyId: '12345678' }, registered: false },
 ];
 
-const PATH_TRICKS = ['..', '../admin', '%2e%2e', 'HRB1/../../oauth/token', 'HRB1?stateCode=ca', 'HRB1#x', '/etc/passwd', 'a\\b', '%00', '.', 'HRB1 '];
+const PATH_TRICKS = [
+	'..',
+	'../admin',
+	'%2e%2e',
+	'HRB1/../../oauth/token',
+	'HRB1?stateCode=ca',
+	'HRB1#x',
+	'/etc/passwd',
+	'a\\b',
+	'%00',
+	'.',
+	'HRB1 ',
+];
 
 function hostileValue(random: () => number): unknown {
 	const pick = <T>(values: T[]) => values[Math.floor(random() * values.length)];
@@ -30,7 +42,15 @@ function hostileValue(random: () => number): unknown {
 		case 1:
 			return `HRB${pick(['\uD800', '\uDFFF', '\r\n', '\u0000', '\u202E', '\u2066', '\t'])}1`;
 		case 2:
-			return pick([0, -1, 1e21, 3.14, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+			return pick([
+				0,
+				-1,
+				1e21,
+				3.14,
+				Number.NaN,
+				Number.POSITIVE_INFINITY,
+				Number.NEGATIVE_INFINITY,
+			]);
 		case 3:
 			return pick([{}, { id: 'HRB12345' }, [], ['HRB12345'], null, true, false]);
 		case 4:
@@ -52,7 +72,13 @@ function hostileSheet(seed: number, size: number): Array<{ json: IDataObject; ex
 			return { json: { ...good.row }, expect: good.registered };
 		}
 		const country = random() < 0.8 ? 'de' : hostileValue(random);
-		return { json: { country, companyId: hostileValue(random), state: random() < 0.1 ? hostileValue(random) : '' } as IDataObject };
+		return {
+			json: {
+				country,
+				companyId: hostileValue(random),
+				state: random() < 0.1 ? hostileValue(random) : '',
+			} as IDataObject,
+		};
 	});
 }
 
@@ -65,53 +91,78 @@ describe('a few hundred hostile rows', () => {
 	});
 	afterAll(async () => await sandbox.close());
 
-	describe.each(['continueRegularOutput', 'continueErrorOutput'] as const)('under On Error %s', (onError) => {
-		it.each([1, 2, 3])('seed %i: every row once, on the right output, paired, nothing leaked', async (seed) => {
-			const rows = hostileSheet(seed, 300);
-			const engine = engineFor(sandbox);
-			const logged = sandbox.lookupLog.length;
-			const { result, registered, notRegistered, errors } = await runRows(engine, rows.map((row) => row.json), { onError });
+	describe.each(['continueRegularOutput', 'continueErrorOutput'] as const)(
+		'under On Error %s',
+		(onError) => {
+			it.each([1, 2, 3])(
+				'seed %i: every row once, on the right output, paired, nothing leaked',
+				async (seed) => {
+					const rows = hostileSheet(seed, 300);
+					const engine = engineFor(sandbox);
+					const logged = sandbox.lookupLog.length;
+					const { result, registered, notRegistered, errors } = await runRows(
+						engine,
+						rows.map((row) => row.json),
+						{ onError },
+					);
 
-			const seen = new Map<number, string>();
-			const outputs: Array<[string, typeof registered]> = [['registered', registered], ['notRegistered', notRegistered], ['errors', errors]];
-			for (const [output, items] of outputs) {
-				for (const item of items) {
-					const index = (item.pairedItem as { item: number }).item;
-					expect(seen.has(index)).toBe(false);
-					seen.set(index, item.json.error !== undefined ? 'error' : output);
-					if (output === 'registered') expect(item.json.isRegistered).toBe(true);
-					if (item.json.error === undefined) {
-						// A record is joined to its own row: the key it was looked up with came from that row.
-						expect(String(item.json.lookup && (item.json.lookup as IDataObject).companyId)).toBe(String(rows[index].json.companyId).trim());
+					const seen = new Map<number, string>();
+					const outputs: Array<[string, typeof registered]> = [
+						['registered', registered],
+						['notRegistered', notRegistered],
+						['errors', errors],
+					];
+					for (const [output, items] of outputs) {
+						for (const item of items) {
+							const index = (item.pairedItem as { item: number }).item;
+							expect(seen.has(index)).toBe(false);
+							seen.set(index, item.json.error !== undefined ? 'error' : output);
+							if (output === 'registered') expect(item.json.isRegistered).toBe(true);
+							if (item.json.error === undefined) {
+								// A record is joined to its own row: the key it was looked up with came from that row.
+								expect(
+									String(item.json.lookup && (item.json.lookup as IDataObject).companyId),
+								).toBe(String(rows[index].json.companyId).trim());
+							}
+						}
 					}
-				}
-			}
-			expect([...seen.keys()].sort((a, b) => a - b)).toEqual(rows.map((_, index) => index));
-			rows.forEach((row, index) => {
-				if (row.expect === true) expect(seen.get(index)).toBe('registered');
-				if (row.expect === false) expect(seen.get(index)).toBe('notRegistered');
-				if (row.expect === undefined) expect(seen.get(index)).not.toBe('registered');
-			});
-			if (onError === 'continueErrorOutput') expect(notRegistered.every((item) => item.json.error === undefined)).toBe(true);
+					expect([...seen.keys()].sort((a, b) => a - b)).toEqual(rows.map((_, index) => index));
+					rows.forEach((row, index) => {
+						if (row.expect === true) expect(seen.get(index)).toBe('registered');
+						if (row.expect === false) expect(seen.get(index)).toBe('notRegistered');
+						if (row.expect === undefined) expect(seen.get(index)).not.toBe('registered');
+					});
+					if (onError === 'continueErrorOutput')
+						expect(notRegistered.every((item) => item.json.error === undefined)).toBe(true);
 
-			for (const target of sandbox.lookupLog.slice(logged)) {
-				const match = LOOKUP_PATH.exec(target);
-				expect(match).not.toBeNull();
-				const query = new URLSearchParams(match![3] ?? '');
-				expect([...query.keys()].every((name) => name === 'stateCode' || name === 'languageCode')).toBe(true);
-			}
-			const token = String(engine.credentials.stored(CREDENTIAL_ID)?.accessToken);
-			const everything = JSON.stringify(result.run) + engine.logs.join('\n');
-			expect(everything).not.toContain(DEMO_CLIENT.clientSecret);
-			expect(everything).not.toContain(token);
-		});
-	});
+					for (const target of sandbox.lookupLog.slice(logged)) {
+						const match = LOOKUP_PATH.exec(target);
+						expect(match).not.toBeNull();
+						const query = new URLSearchParams(match![3] ?? '');
+						expect(
+							[...query.keys()].every((name) => name === 'stateCode' || name === 'languageCode'),
+						).toBe(true);
+					}
+					const token = String(engine.credentials.stored(CREDENTIAL_ID)?.accessToken);
+					const everything = JSON.stringify(result.run) + engine.logs.join('\n');
+					expect(everything).not.toContain(DEMO_CLIENT.clientSecret);
+					expect(everything).not.toContain(token);
+				},
+			);
+		},
+	);
 
 	it('under On Error Stop: the run ends with one error naming a row that is not a good one', async () => {
 		const rows = hostileSheet(4, 300);
 		const engine = engineFor(sandbox);
-		const { result, registered } = await runRows(engine, rows.map((row) => row.json));
-		const error = result.errorOf(REGISTRY_NODE) as unknown as { context: { itemIndex: number }; message: string };
+		const { result, registered } = await runRows(
+			engine,
+			rows.map((row) => row.json),
+		);
+		const error = result.errorOf(REGISTRY_NODE) as unknown as {
+			context: { itemIndex: number };
+			message: string;
+		};
 		expect(registered).toHaveLength(0);
 		expect(rows[error.context.itemIndex].expect).toBeUndefined();
 		const token = String(engine.credentials.stored(CREDENTIAL_ID)?.accessToken);

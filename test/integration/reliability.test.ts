@@ -10,13 +10,16 @@ const ROWS = 300;
 /** Rows of distinct companies: every 10th is registered (gb/04417982 … are not: unknown ids). */
 function sheet(rows = ROWS): IDataObject[] {
 	return Array.from({ length: rows }, (_, index) =>
-		index % 10 === 0 ? { country: 'de', companyId: 'HRB12345', row: index } : { country: 'gb', companyId: String(30_000_000 + index), row: index },
+		index % 10 === 0
+			? { country: 'de', companyId: 'HRB12345', row: index }
+			: { country: 'gb', companyId: String(30_000_000 + index), row: index },
 	);
 }
 
 /** Registered rows must be exactly the de/HRB12345 rows that did not fail. */
 function expectRightOutputs(branches: Branches): void {
-	for (const item of branches.registered) expect(item.json.officialName).toBe('Müller & Söhne Präzisionsteile GmbH');
+	for (const item of branches.registered)
+		expect(item.json.officialName).toBe('Müller & Söhne Präzisionsteile GmbH');
 	for (const item of branches.notRegistered) expect(item.json.isRegistered).toBe(false);
 	for (const item of branches.errors) expect(typeof item.json.error).toBe('string');
 }
@@ -31,29 +34,48 @@ describe('reliability on a few hundred rows', () => {
 	// Issue "Fill any registry's rate limit": every limiter family a registry may use. The node must end
 	// with every row answered, one token, and 429s kept rare: a stuck pace or a retry storm fails here.
 	const families = [
-		{ name: 'token bucket, X-RateLimit-* on every answer', limits: { ratePerSecond: 150, burst: 20 }, headers: 'always' },
-		{ name: 'token bucket, headers only on 429', limits: { ratePerSecond: 150, burst: 20 }, headers: '429-only' },
+		{
+			name: 'token bucket, X-RateLimit-* on every answer',
+			limits: { ratePerSecond: 150, burst: 20 },
+			headers: 'always',
+		},
+		{
+			name: 'token bucket, headers only on 429',
+			limits: { ratePerSecond: 150, burst: 20 },
+			headers: '429-only',
+		},
 		{ name: 'token bucket, bare 429s', limits: { ratePerSecond: 150, burst: 20 }, headers: 'none' },
-		{ name: 'fixed window 40 per 250 ms', limits: { family: 'fixed-window', limit: 40, windowMs: 250 }, headers: 'always' },
-		{ name: 'sliding window 40 per 250 ms', limits: { family: 'sliding-window', limit: 40, windowMs: 250 }, headers: '429-only' },
+		{
+			name: 'fixed window 40 per 250 ms',
+			limits: { family: 'fixed-window', limit: 40, windowMs: 250 },
+			headers: 'always',
+		},
+		{
+			name: 'sliding window 40 per 250 ms',
+			limits: { family: 'sliding-window', limit: 40, windowMs: 250 },
+			headers: '429-only',
+		},
 	] as const;
 	describe.each(families)('$name', ({ limits, headers }) => {
-		it.each(['seconds', 'http-date', 'none'] as const)('Retry-After as %s: every row answered, few 429s, one token', async (format) => {
-			sandbox.setRateLimit(limits);
-			sandbox.setRetryAfterFormat(format);
-			sandbox.setRateLimitHeaders(headers);
-			const engine = engineFor(sandbox);
-			const branches = await runRows(engine, sheet(), { onError: 'continueErrorOutput' });
-			expectEachRowOnce(branches, ROWS);
-			expectRightOutputs(branches);
-			expect(branches.errors).toHaveLength(0);
-			expect(branches.registered).toHaveLength(30);
-			expect(branches.notRegistered).toHaveLength(270);
-			// 271 distinct lookups. A retry storm would multiply the requests; pacing keeps 429s few.
-			expect(sandbox.counters.lookupsByStatus[200]).toBe(271);
-			expect(sandbox.counters.lookupsByStatus[429] ?? 0).toBeLessThan(100);
-			expect(sandbox.counters.tokenRequests).toBe(1);
-		});
+		it.each(['seconds', 'http-date', 'none'] as const)(
+			'Retry-After as %s: every row answered, few 429s, one token',
+			async (format) => {
+				sandbox.setRateLimit(limits);
+				sandbox.setRetryAfterFormat(format);
+				sandbox.setRateLimitHeaders(headers);
+				const engine = engineFor(sandbox);
+				const branches = await runRows(engine, sheet(), { onError: 'continueErrorOutput' });
+				expectEachRowOnce(branches, ROWS);
+				expectRightOutputs(branches);
+				expect(branches.errors).toHaveLength(0);
+				expect(branches.registered).toHaveLength(30);
+				expect(branches.notRegistered).toHaveLength(270);
+				// 271 distinct lookups. A retry storm would multiply the requests; pacing keeps 429s few.
+				expect(sandbox.counters.lookupsByStatus[200]).toBe(271);
+				expect(sandbox.counters.lookupsByStatus[429] ?? 0).toBeLessThan(100);
+				expect(sandbox.counters.tokenRequests).toBe(1);
+			},
+		);
 	});
 
 	it('a fixed window that sends its budget and reset: the budget is spent whole and the reset awaited, so 429s stay few', async () => {
@@ -131,7 +153,8 @@ describe('reliability on a few hundred rows', () => {
 		expectEachRowOnce(branches, ROWS);
 		expectRightOutputs(branches);
 		expect(branches.errors.length).toBeGreaterThan(0);
-		for (const item of branches.errors) expect(item.json.error).toContain('the response body is not a JSON object');
+		for (const item of branches.errors)
+			expect(item.json.error).toContain('the response body is not a JSON object');
 	});
 
 	it('keeps input order on each output, with pairedItem pointing at the right row', async () => {

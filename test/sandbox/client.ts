@@ -57,9 +57,13 @@ export async function requestToken(
 	});
 }
 
-export async function tokenFor(sandbox: Sandbox, client: SandboxClient = DEMO_CLIENT): Promise<string> {
+export async function tokenFor(
+	sandbox: Sandbox,
+	client: SandboxClient = DEMO_CLIENT,
+): Promise<string> {
 	const response = await requestToken(sandbox, {}, client);
-	if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${response.text}`);
+	if (response.status !== 200)
+		throw new Error(`token request failed: ${response.status} ${response.text}`);
 	return response.json.access_token as string;
 }
 

@@ -13,7 +13,10 @@ const checkDigitValid: Record<string, (id: string) => boolean> = {
 	br: (id) => {
 		const d = digits(id).split('').map(Number);
 		const check = (length: number) => {
-			const weights = length === 12 ? [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2] : [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+			const weights =
+				length === 12
+					? [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
+					: [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
 			const rest = weights.reduce((sum, weight, index) => sum + weight * d[index], 0) % 11;
 			return rest < 2 ? 0 : 11 - rest;
 		};
@@ -31,7 +34,9 @@ const checkDigitValid: Record<string, (id: string) => boolean> = {
 	kr: (id) => {
 		const d = digits(id).split('').map(Number);
 		const weights = [1, 3, 7, 1, 3, 7, 1, 3, 5];
-		const sum = weights.reduce((total, weight, index) => total + weight * d[index], 0) + Math.floor((d[8] * 5) / 10);
+		const sum =
+			weights.reduce((total, weight, index) => total + weight * d[index], 0) +
+			Math.floor((d[8] * 5) / 10);
 		return (10 - (sum % 10)) % 10 === d[9];
 	},
 	// Israeli company number: the identity-number check.
@@ -69,7 +74,12 @@ const formats: Record<string, RegExp> = {
 	il: /^51\d{7}$/,
 	nl: /^\d{8}$/,
 };
-const usFormats: Record<string, RegExp> = { ca: /^C\d{7}$/, de: /^\d{7}$/, ny: /^\d{7}$/, tx: /^\d{10}$/ };
+const usFormats: Record<string, RegExp> = {
+	ca: /^C\d{7}$/,
+	de: /^\d{7}$/,
+	ny: /^\d{7}$/,
+	tx: /^\d{10}$/,
+};
 
 // The one id the issue fixes by hand: its leading digit does not satisfy the corporate-number check.
 const FIXED_EXAMPLE_WITH_INVALID_CHECK_DIGIT = 'jp/1010001000001';
@@ -83,24 +93,38 @@ describe('sandbox data file (sandbox/companies.json)', () => {
 			expect(codes.has(company.country)).toBe(true);
 			expect(['Active', 'Inactive']).toContain(company.status);
 			expect(company.registrationDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-			expect(new Date(`${company.registrationDate}T00:00:00Z`).toISOString().slice(0, 10)).toBe(company.registrationDate);
+			expect(new Date(`${company.registrationDate}T00:00:00Z`).toISOString().slice(0, 10)).toBe(
+				company.registrationDate,
+			);
 		}
 	});
 
 	it('has no id twice and none of the reserved fault ids', () => {
-		const keys = companies.map((company) => `${company.country}/${company.state ?? ''}/${company.companyId}`);
+		const keys = companies.map(
+			(company) => `${company.country}/${company.state ?? ''}/${company.companyId}`,
+		);
 		expect(new Set(keys).size).toBe(keys.length);
 		for (const id of Object.keys(FAULT_IDS)) expect(keys).not.toContain(`de//${id}`);
 		expect(keys).not.toContain('de//HRB00000');
 	});
 
-	it('uses each country\'s id format, with valid check digits where the format has them', () => {
+	it("uses each country's id format, with valid check digits where the format has them", () => {
 		for (const company of companies) {
-			const format = company.country === 'us' ? usFormats[company.state!] : formats[company.country];
-			expect({ id: company.companyId, ok: format.test(company.companyId) }).toEqual({ id: company.companyId, ok: true });
+			const format =
+				company.country === 'us' ? usFormats[company.state!] : formats[company.country];
+			expect({ id: company.companyId, ok: format.test(company.companyId) }).toEqual({
+				id: company.companyId,
+				ok: true,
+			});
 			const check = checkDigitValid[company.country];
-			if (check && `${company.country}/${company.companyId}` !== FIXED_EXAMPLE_WITH_INVALID_CHECK_DIGIT) {
-				expect({ id: company.companyId, valid: check(company.companyId) }).toEqual({ id: company.companyId, valid: true });
+			if (
+				check &&
+				`${company.country}/${company.companyId}` !== FIXED_EXAMPLE_WITH_INVALID_CHECK_DIGIT
+			) {
+				expect({ id: company.companyId, valid: check(company.companyId) }).toEqual({
+					id: company.companyId,
+					valid: true,
+				});
 			}
 		}
 	});
@@ -116,10 +140,17 @@ describe('sandbox data file (sandbox/companies.json)', () => {
 
 	it('covers the scripts and places the issue asks for', () => {
 		const countries = new Set(companies.map((company) => company.country));
-		for (const code of ['de', 'gb', 'fr', 'br', 'us', 'jp', 'ru', 'gr', 'kr', 'il']) expect(countries).toContain(code);
-		const usStates = new Set(companies.filter((company) => company.country === 'us').map((company) => company.state));
+		for (const code of ['de', 'gb', 'fr', 'br', 'us', 'jp', 'ru', 'gr', 'kr', 'il'])
+			expect(countries).toContain(code);
+		const usStates = new Set(
+			companies.filter((company) => company.country === 'us').map((company) => company.state),
+		);
 		expect(usStates.size).toBeGreaterThanOrEqual(3);
-		const nameOf = (country: string) => companies.filter((company) => company.country === country).map((company) => company.officialName).join('');
+		const nameOf = (country: string) =>
+			companies
+				.filter((company) => company.country === country)
+				.map((company) => company.officialName)
+				.join('');
 		expect(nameOf('ru')).toMatch(/\p{Script=Cyrillic}/u);
 		expect(nameOf('gr')).toMatch(/\p{Script=Greek}/u);
 		expect(nameOf('kr')).toMatch(/\p{Script=Hangul}/u);
@@ -128,9 +159,12 @@ describe('sandbox data file (sandbox/companies.json)', () => {
 	});
 
 	it('mixes statuses, records without an address and English names', () => {
-		const count = (predicate: (company: StoredCompany) => boolean) => companies.filter(predicate).length;
+		const count = (predicate: (company: StoredCompany) => boolean) =>
+			companies.filter(predicate).length;
 		expect(count((company) => company.status === 'Inactive')).toBeGreaterThan(5);
 		expect(count((company) => company.registeredAddress === undefined)).toBeGreaterThan(5);
-		expect(count((company) => company.translations?.en?.officialName !== undefined)).toBeGreaterThan(3);
+		expect(
+			count((company) => company.translations?.en?.officialName !== undefined),
+		).toBeGreaterThan(3);
 	});
 });

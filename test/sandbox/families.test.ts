@@ -1,4 +1,9 @@
-import { startSandbox, type LimiterFamily, type RateLimitHeaders, type Sandbox } from '../../sandbox/server';
+import {
+	startSandbox,
+	type LimiterFamily,
+	type RateLimitHeaders,
+	type Sandbox,
+} from '../../sandbox/server';
 import { lookup, tokenFor, type RawResponse } from './client';
 
 // Issue 10: each limiter family a registry may use, as a client sees it over HTTP, in each header mode.
@@ -13,10 +18,16 @@ describe('sandbox limiter families over HTTP', () => {
 	afterAll(async () => await sandbox.close());
 
 	const burst = async (count: number) =>
-		await Promise.all(Array.from({ length: count }, async () => await lookup(sandbox, '/v1/company/de/HRB12345', token)));
+		await Promise.all(
+			Array.from(
+				{ length: count },
+				async () => await lookup(sandbox, '/v1/company/de/HRB12345', token),
+			),
+		);
 	const sequence = async (count: number) => {
 		const responses: RawResponse[] = [];
-		for (let index = 0; index < count; index++) responses.push(await lookup(sandbox, '/v1/company/de/HRB12345', token));
+		for (let index = 0; index < count; index++)
+			responses.push(await lookup(sandbox, '/v1/company/de/HRB12345', token));
 		return responses;
 	};
 	const statuses = (responses: RawResponse[]) => responses.map((response) => response.status);
@@ -43,7 +54,9 @@ describe('sandbox limiter families over HTTP', () => {
 			expect(statuses(responses)).toEqual([200, 200, 200, 200, 200, 429, 429]);
 			const [first, , , , last] = responses;
 			const limited = responses[5];
-			expect(limited.json).toEqual({ message: 'Rate limit exceeded. Please wait and try again later.' });
+			expect(limited.json).toEqual({
+				message: 'Rate limit exceeded. Please wait and try again later.',
+			});
 			if (mode === 'always') {
 				expect(first.headers['x-ratelimit-limit']).toBe('5');
 				expect(first.headers['x-ratelimit-remaining']).toBe('4');
@@ -53,7 +66,8 @@ describe('sandbox limiter families over HTTP', () => {
 				for (const name of RATE_HEADERS) expect(first.headers[name]).toBeUndefined();
 			}
 			if (mode === 'none') {
-				for (const name of [...RATE_HEADERS, 'retry-after']) expect(limited.headers[name]).toBeUndefined();
+				for (const name of [...RATE_HEADERS, 'retry-after'])
+					expect(limited.headers[name]).toBeUndefined();
 			} else {
 				expect(limited.headers['x-ratelimit-limit']).toBe('5');
 				expect(limited.headers['x-ratelimit-remaining']).toBe('0');
@@ -105,7 +119,9 @@ describe('sandbox limiter families over HTTP', () => {
 			expect(ok.status).toBe(200);
 			expect(limited.status).toBe(429);
 			expect(limited.headers['retry-after']).toBe(value);
-			expect((await lookup(sandbox, '/v1/company/de/HRB99429', token)).headers['retry-after']).toBe(value);
+			expect((await lookup(sandbox, '/v1/company/de/HRB99429', token)).headers['retry-after']).toBe(
+				value,
+			);
 			sandbox.setRetryAfterOverride(undefined);
 			expect((await sequence(1))[0].headers['retry-after']).toBeUndefined();
 		},

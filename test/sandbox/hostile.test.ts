@@ -49,7 +49,10 @@ describe('sandbox misbehaviour', () => {
 			expect(sandbox.counters.lookupsByStatus[0]).toBe(1);
 		});
 
-		const paths = Array.from({ length: 200 }, (_, index) => `/v1/company/de/HRB${String(10_000 + index)}`);
+		const paths = Array.from(
+			{ length: 200 },
+			(_, index) => `/v1/company/de/HRB${String(10_000 + index)}`,
+		);
 		const failing = async (order: string[]) => {
 			const failed = new Set<string>();
 			for (const path of order) if ((await get(path)).status !== 200) failed.add(path);
@@ -92,19 +95,32 @@ describe('sandbox misbehaviour', () => {
 	it('trickleMs sends the headers at once and the body over that time', async () => {
 		sandbox.setFaults({ trickleMs: 600 });
 		const started = Date.now();
-		const timing = await new Promise<{ headersAt: number; endAt: number; text: string }>((resolve, reject) => {
-			const request = httpRequest(
-				{ host: '127.0.0.1', port: sandbox.port, path: '/v1/company/de/HRB12345', headers: { authorization: `Bearer ${token}` } },
-				(response) => {
-					const headersAt = Date.now() - started;
-					const chunks: Buffer[] = [];
-					response.on('data', (chunk: Buffer) => chunks.push(chunk));
-					response.on('end', () => resolve({ headersAt, endAt: Date.now() - started, text: Buffer.concat(chunks).toString('utf8') }));
-				},
-			);
-			request.on('error', reject);
-			request.end();
-		});
+		const timing = await new Promise<{ headersAt: number; endAt: number; text: string }>(
+			(resolve, reject) => {
+				const request = httpRequest(
+					{
+						host: '127.0.0.1',
+						port: sandbox.port,
+						path: '/v1/company/de/HRB12345',
+						headers: { authorization: `Bearer ${token}` },
+					},
+					(response) => {
+						const headersAt = Date.now() - started;
+						const chunks: Buffer[] = [];
+						response.on('data', (chunk: Buffer) => chunks.push(chunk));
+						response.on('end', () =>
+							resolve({
+								headersAt,
+								endAt: Date.now() - started,
+								text: Buffer.concat(chunks).toString('utf8'),
+							}),
+						);
+					},
+				);
+				request.on('error', reject);
+				request.end();
+			},
+		);
 		expect(timing.headersAt).toBeLessThan(300);
 		expect(timing.endAt).toBeGreaterThanOrEqual(550);
 		expect(JSON.parse(timing.text).isRegistered).toBe(true);
@@ -132,13 +148,16 @@ describe('sandbox misbehaviour', () => {
 	});
 
 	describe('redirects', () => {
-		it.each([301, 302, 307, 308] as const)('the lookup route answers %d to another origin', async (status) => {
-			sandbox.setRedirect({ route: 'lookup', status, location: 'http://127.0.0.1:9/elsewhere' });
-			const response = await get();
-			expect(response.status).toBe(status);
-			expect(response.headers.location).toBe('http://127.0.0.1:9/elsewhere');
-			expect((await requestToken(sandbox)).status).toBe(200);
-		});
+		it.each([301, 302, 307, 308] as const)(
+			'the lookup route answers %d to another origin',
+			async (status) => {
+				sandbox.setRedirect({ route: 'lookup', status, location: 'http://127.0.0.1:9/elsewhere' });
+				const response = await get();
+				expect(response.status).toBe(status);
+				expect(response.headers.location).toBe('http://127.0.0.1:9/elsewhere');
+				expect((await requestToken(sandbox)).status).toBe(200);
+			},
+		);
 
 		it('the token route answers with the redirect, {path} carries the request target', async () => {
 			sandbox.setRedirect({ route: 'token', status: 307, location: 'http://127.0.0.1:9{path}' });
@@ -150,12 +169,15 @@ describe('sandbox misbehaviour', () => {
 	});
 
 	describe('echoes', () => {
-		it.each([400, 403, 418, 500] as const)('a lookup %d whose message holds the Authorization header', async (status) => {
-			sandbox.setEcho({ route: 'lookup', status });
-			const response = await get();
-			expect(response.status).toBe(status);
-			expect(response.json.message).toContain(`Bearer ${token}`);
-		});
+		it.each([400, 403, 418, 500] as const)(
+			'a lookup %d whose message holds the Authorization header',
+			async (status) => {
+				sandbox.setEcho({ route: 'lookup', status });
+				const response = await get();
+				expect(response.status).toBe(status);
+				expect(response.json.message).toContain(`Bearer ${token}`);
+			},
+		);
 
 		it('a lookup 200 whose status is the Authorization header', async () => {
 			sandbox.setEcho({ route: 'lookup', status: 200 });
@@ -173,13 +195,16 @@ describe('sandbox misbehaviour', () => {
 			expect(at).toBeLessThan(100_000);
 		});
 
-		it.each(['error_description', 'error'] as const)('a token 400 whose %s echoes the body with the secret', async (field) => {
-			sandbox.setEcho({ route: 'token', field });
-			const response: RawResponse = await requestToken(sandbox);
-			expect(response.status).toBe(400);
-			expect(response.json[field]).toContain(DEMO_CLIENT.clientSecret);
-			if (field === 'error') expect(response.json.error_description).toBeUndefined();
-		});
+		it.each(['error_description', 'error'] as const)(
+			'a token 400 whose %s echoes the body with the secret',
+			async (field) => {
+				sandbox.setEcho({ route: 'token', field });
+				const response: RawResponse = await requestToken(sandbox);
+				expect(response.status).toBe(400);
+				expect(response.json[field]).toContain(DEMO_CLIENT.clientSecret);
+				if (field === 'error') expect(response.json.error_description).toBeUndefined();
+			},
+		);
 	});
 
 	it('permanent 401: tokens are issued, every lookup is refused as invalid_token', async () => {
@@ -206,7 +231,12 @@ describe('sandbox misbehaviour', () => {
 	it('the lookup log keeps the last 10,000 targets', async () => {
 		sandbox.lookupLog.length = 0;
 		for (let index = 0; index < 10_050; index += 50) {
-			await Promise.all(Array.from({ length: 50 }, async (_, offset) => await rawRequest(sandbox, 'GET', `/nowhere/${index + offset}`)));
+			await Promise.all(
+				Array.from(
+					{ length: 50 },
+					async (_, offset) => await rawRequest(sandbox, 'GET', `/nowhere/${index + offset}`),
+				),
+			);
 		}
 		expect(sandbox.lookupLog).toHaveLength(10_000);
 		expect(sandbox.lookupLog[0]).toBe('/nowhere/50');

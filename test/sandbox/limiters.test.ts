@@ -3,9 +3,12 @@ import { RateLimiter, type RateDecision, type RateLimitSettings } from '../../sa
 // The limiter families of issue 10 on a clock the test moves, so window edges are exact.
 describe('sandbox limiter families', () => {
 	let now: number;
-	const limiterWith = (settings: Partial<RateLimitSettings>) => new RateLimiter({ ratePerSecond: 100, burst: 1000, ...settings }, () => now);
-	const takeMany = (limiter: RateLimiter, count: number): RateDecision[] => Array.from({ length: count }, () => limiter.take('client'));
-	const admitted = (decisions: RateDecision[]) => decisions.filter((decision) => decision.allowed).length;
+	const limiterWith = (settings: Partial<RateLimitSettings>) =>
+		new RateLimiter({ ratePerSecond: 100, burst: 1000, ...settings }, () => now);
+	const takeMany = (limiter: RateLimiter, count: number): RateDecision[] =>
+		Array.from({ length: count }, () => limiter.take('client'));
+	const admitted = (decisions: RateDecision[]) =>
+		decisions.filter((decision) => decision.allowed).length;
 	beforeEach(() => {
 		// 10:00:00.000 UTC, a whole multiple of every window below.
 		now = Date.parse('2026-11-22T10:00:00.000Z');
@@ -16,7 +19,12 @@ describe('sandbox limiter families', () => {
 		const decisions = takeMany(limiter, 4);
 		expect(admitted(decisions)).toBe(3);
 		expect(decisions[2]).toMatchObject({ allowed: true, remaining: 0, limit: 3, resetSeconds: 1 });
-		expect(decisions[3]).toMatchObject({ allowed: false, reason: 'rate', retryAfterSeconds: 1, limit: 3 });
+		expect(decisions[3]).toMatchObject({
+			allowed: false,
+			reason: 'rate',
+			retryAfterSeconds: 1,
+			limit: 3,
+		});
 		now += 500;
 		expect(limiter.take('client').allowed).toBe(true);
 		expect(limiter.take('client').allowed).toBe(false);
@@ -27,8 +35,19 @@ describe('sandbox limiter families', () => {
 		now += 2_500;
 		const decisions = takeMany(limiter, 121);
 		expect(admitted(decisions)).toBe(120);
-		expect(decisions[0]).toMatchObject({ allowed: true, remaining: 119, limit: 120, resetSeconds: 8 });
-		expect(decisions[120]).toMatchObject({ allowed: false, reason: 'rate', retryAfterSeconds: 8, resetSeconds: 8, limit: 120 });
+		expect(decisions[0]).toMatchObject({
+			allowed: true,
+			remaining: 119,
+			limit: 120,
+			resetSeconds: 8,
+		});
+		expect(decisions[120]).toMatchObject({
+			allowed: false,
+			reason: 'rate',
+			retryAfterSeconds: 8,
+			resetSeconds: 8,
+			limit: 120,
+		});
 		now += 7_499; // 1 ms before the window ends
 		expect(limiter.take('client')).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
 		now += 1; // the next window
@@ -67,7 +86,11 @@ describe('sandbox limiter families', () => {
 		limiter.take('client');
 		now += 100;
 		// The admission at 0 leaves at 5000: 1.9 s from now, rounded up.
-		expect(limiter.take('client')).toMatchObject({ allowed: false, retryAfterSeconds: 2, resetSeconds: 2 });
+		expect(limiter.take('client')).toMatchObject({
+			allowed: false,
+			retryAfterSeconds: 2,
+			resetSeconds: 2,
+		});
 	});
 
 	it('the window limit defaults to ratePerSecond per second', () => {
@@ -76,14 +99,17 @@ describe('sandbox limiter families', () => {
 		expect(limiter.announcedLimit).toBe(7);
 	});
 
-	it.each(['token-bucket', 'fixed-window', 'sliding-window'] as const)('%s: the daily quota applies on top', (family) => {
-		const limiter = limiterWith({ family, limit: 100, dailyQuota: 4 });
-		const decisions = takeMany(limiter, 6);
-		expect(admitted(decisions)).toBe(4);
-		const refused = decisions[5];
-		expect(refused).toMatchObject({ allowed: false, reason: 'quota' });
-		expect(!refused.allowed && refused.retryAfterSeconds).toBe(14 * 3600);
-	});
+	it.each(['token-bucket', 'fixed-window', 'sliding-window'] as const)(
+		'%s: the daily quota applies on top',
+		(family) => {
+			const limiter = limiterWith({ family, limit: 100, dailyQuota: 4 });
+			const decisions = takeMany(limiter, 6);
+			expect(admitted(decisions)).toBe(4);
+			const refused = decisions[5];
+			expect(refused).toMatchObject({ allowed: false, reason: 'quota' });
+			expect(!refused.allowed && refused.retryAfterSeconds).toBe(14 * 3600);
+		},
+	);
 
 	it('limits are per client', () => {
 		const limiter = limiterWith({ family: 'sliding-window', limit: 1 });

@@ -12,7 +12,12 @@ describe('sandbox rate limits', () => {
 	afterEach(async () => await sandbox.close());
 
 	const burst = async (count: number) =>
-		await Promise.all(Array.from({ length: count }, async () => await lookup(sandbox, '/v1/company/de/HRB12345', token)));
+		await Promise.all(
+			Array.from(
+				{ length: count },
+				async () => await lookup(sandbox, '/v1/company/de/HRB12345', token),
+			),
+		);
 
 	it('8.2: over the token bucket a lookup gets 429 with the documented body and headers', async () => {
 		const responses = await burst(5);
@@ -22,7 +27,9 @@ describe('sandbox rate limits', () => {
 		expect(ok.headers['x-ratelimit-limit']).toBe('3');
 		expect(Number(ok.headers['x-ratelimit-remaining'])).toBeLessThanOrEqual(2);
 		const limited = responses.find((response) => response.status === 429)!;
-		expect(limited.json).toEqual({ message: 'Rate limit exceeded. Please wait and try again later.' });
+		expect(limited.json).toEqual({
+			message: 'Rate limit exceeded. Please wait and try again later.',
+		});
 		expect(limited.headers['retry-after']).toBe('1');
 		expect(limited.headers['x-ratelimit-remaining']).toBe('0');
 		expect(limited.headers['x-ratelimit-limit']).toBe('3');
@@ -101,7 +108,9 @@ describe('sandbox faults', () => {
 	});
 
 	it('reserved id de/HRB99901 drops the connection', async () => {
-		await expect(lookup(sandbox, '/v1/company/de/HRB99901', token)).rejects.toThrow(/socket hang up|ECONNRESET/);
+		await expect(lookup(sandbox, '/v1/company/de/HRB99901', token)).rejects.toThrow(
+			/socket hang up|ECONNRESET/,
+		);
 	});
 
 	it('reserved id de/HRB99902 answers 200 with a body that is not JSON', async () => {
@@ -112,7 +121,9 @@ describe('sandbox faults', () => {
 
 	it('reserved ids de/HRB99903 and de/HRB99904 break the record contract of 2.1', async () => {
 		expect((await lookup(sandbox, '/v1/company/de/HRB99903', token)).json.status).toBe('Dissolved');
-		expect((await lookup(sandbox, '/v1/company/de/HRB99904', token)).json.registrationDate).toBe('17/04/1998');
+		expect((await lookup(sandbox, '/v1/company/de/HRB99904', token)).json.registrationDate).toBe(
+			'17/04/1998',
+		);
 	});
 
 	it('reserved id de/HRB99905 answers after slowMs', async () => {
@@ -146,7 +157,8 @@ describe('sandbox faults', () => {
 	it('a share between 0 and 1 hits about that share of lookups', async () => {
 		sandbox.setFaults({ share500: 0.3 });
 		const responses = [];
-		for (let index = 0; index < 200; index++) responses.push(await lookup(sandbox, '/v1/company/de/HRB12345', token));
+		for (let index = 0; index < 200; index++)
+			responses.push(await lookup(sandbox, '/v1/company/de/HRB12345', token));
 		sandbox.setFaults({ share500: 0 });
 		const failures = responses.filter((response) => response.status === 500).length;
 		expect(failures).toBeGreaterThan(30);

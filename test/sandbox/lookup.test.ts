@@ -8,7 +8,16 @@ describe('sandbox lookup endpoint', () => {
 	beforeAll(async () => {
 		sandbox = await startSandbox({
 			port: 0,
-			clients: [DEMO_CLIENT, AML_ONLY_CLIENT, { clientId: 'expired', clientSecret: 'expired-secret', scope: 'read:company', expiresIn: 0 }],
+			clients: [
+				DEMO_CLIENT,
+				AML_ONLY_CLIENT,
+				{
+					clientId: 'expired',
+					clientSecret: 'expired-secret',
+					scope: 'read:company',
+					expiresIn: 0,
+				},
+			],
 		});
 		token = await tokenFor(sandbox);
 	});
@@ -35,12 +44,20 @@ describe('sandbox lookup endpoint', () => {
 
 		it('us/C0806592 in ca: registered, Active (4.2 path shape for the United States)', async () => {
 			const response = await lookup(sandbox, '/v1/company/us/C0806592?stateCode=ca', token);
-			expect(response.json).toMatchObject({ isRegistered: true, status: 'Active', officialName: 'Redwood Hollow Analytics, Inc.' });
+			expect(response.json).toMatchObject({
+				isRegistered: true,
+				status: 'Active',
+				officialName: 'Redwood Hollow Analytics, Inc.',
+			});
 		});
 
 		it('jp/1010001000001: registered, Active, name in Japanese script', async () => {
 			const response = await lookup(sandbox, '/v1/company/jp/1010001000001', token);
-			expect(response.json).toMatchObject({ isRegistered: true, status: 'Active', officialName: '株式会社さくら精機' });
+			expect(response.json).toMatchObject({
+				isRegistered: true,
+				status: 'Active',
+				officialName: '株式会社さくら精機',
+			});
 		});
 
 		it('de/HRB00000: well-formed but unknown gives 200 with isRegistered false and N/A everywhere (2.1 rule, 1.5)', async () => {
@@ -78,10 +95,18 @@ describe('sandbox lookup endpoint', () => {
 	});
 
 	it('ids match ignoring case, spaces and the separators . - / (documented choice)', async () => {
-		const spaced = await lookup(sandbox, `/v1/company/de/${encodeURIComponent('hrb 12345')}`, token);
+		const spaced = await lookup(
+			sandbox,
+			`/v1/company/de/${encodeURIComponent('hrb 12345')}`,
+			token,
+		);
 		expect(spaced.json.officialName).toBe('Müller & Söhne Präzisionsteile GmbH');
 		const bare = await lookup(sandbox, '/v1/company/br/11222333000181', token);
-		const formatted = await lookup(sandbox, `/v1/company/br/${encodeURIComponent('11.222.333/0001-81')}`, token);
+		const formatted = await lookup(
+			sandbox,
+			`/v1/company/br/${encodeURIComponent('11.222.333/0001-81')}`,
+			token,
+		);
 		expect(bare.json).toEqual(formatted.json);
 		expect(formatted.json.isRegistered).toBe(true);
 	});
@@ -109,7 +134,11 @@ describe('sandbox lookup endpoint', () => {
 		});
 
 		it('rejects a value that is not a language code with 400', async () => {
-			const response = await lookup(sandbox, '/v1/company/de/HRB12345?languageCode=english!', token);
+			const response = await lookup(
+				sandbox,
+				'/v1/company/de/HRB12345?languageCode=english!',
+				token,
+			);
 			expect(response.status).toBe(400);
 		});
 	});
@@ -119,12 +148,20 @@ describe('sandbox lookup endpoint', () => {
 			['an unassigned country code', '/v1/company/xx/HRB12345', 'countryCode'],
 			['an uppercase country code', '/v1/company/DE/HRB12345', 'countryCode'],
 			['a three-letter code', '/v1/company/deu/HRB12345', 'countryCode'],
-			['invalid characters in the id', `/v1/company/de/${encodeURIComponent('HRB<12345>')}`, 'companyId'],
+			[
+				'invalid characters in the id',
+				`/v1/company/de/${encodeURIComponent('HRB<12345>')}`,
+				'companyId',
+			],
 			['a percent sign in the id', `/v1/company/de/${encodeURIComponent('HRB%2F1')}`, 'companyId'],
 			['a dot-dot id', `/v1/company/de/${encodeURIComponent('../admin')}`, 'companyId'],
 			['an id over 40 characters', `/v1/company/de/${'1'.repeat(41)}`, 'companyId'],
 			['us without stateCode (our choice for 4.2 rule 5)', '/v1/company/us/C0806592', 'stateCode'],
-			['us with a stateCode that is no US state', '/v1/company/us/C0806592?stateCode=zz', 'stateCode'],
+			[
+				'us with a stateCode that is no US state',
+				'/v1/company/us/C0806592?stateCode=zz',
+				'stateCode',
+			],
 			['us with an uppercase stateCode', '/v1/company/us/C0806592?stateCode=CA', 'stateCode'],
 			['a malformed percent-encoding', '/v1/company/de/HRB%E0%A4%A', 'percent-encoded'],
 		])('%s', async (_, path, named) => {
@@ -135,7 +172,11 @@ describe('sandbox lookup endpoint', () => {
 		});
 
 		it('accepts the characters real ids use: letters, digits, space, . - /', async () => {
-			const response = await lookup(sandbox, `/v1/company/br/${encodeURIComponent('44.778.899/0001-43')}`, token);
+			const response = await lookup(
+				sandbox,
+				`/v1/company/br/${encodeURIComponent('44.778.899/0001-43')}`,
+				token,
+			);
 			expect(response.status).toBe(200);
 			expect(response.json.officialName).toBe('Construtora Ipê Amarelo S.A.');
 		});
@@ -160,7 +201,11 @@ describe('sandbox lookup endpoint', () => {
 		});
 
 		it('an expired token gets 401 invalid_token', async () => {
-			const expired = await tokenFor(sandbox, { clientId: 'expired', clientSecret: 'expired-secret', scope: 'read:company' });
+			const expired = await tokenFor(sandbox, {
+				clientId: 'expired',
+				clientSecret: 'expired-secret',
+				scope: 'read:company',
+			});
 			const response = await lookup(sandbox, '/v1/company/de/HRB12345', expired);
 			expect(response.status).toBe(401);
 			expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
@@ -206,7 +251,11 @@ describe('sandbox lookup endpoint', () => {
 
 	it('changes made through the control API show in the next lookup', async () => {
 		const key = { country: 'nl', companyId: '68750123' };
-		sandbox.changeCompany(key, { status: 'Inactive', officialName: 'Tulpenveld Holding B.V.', registeredAddress: null });
+		sandbox.changeCompany(key, {
+			status: 'Inactive',
+			officialName: 'Tulpenveld Holding B.V.',
+			registeredAddress: null,
+		});
 		expect((await lookup(sandbox, '/v1/company/nl/68750123', token)).json).toEqual({
 			isRegistered: true,
 			officialName: 'Tulpenveld Holding B.V.',
@@ -215,14 +264,17 @@ describe('sandbox lookup endpoint', () => {
 		});
 		sandbox.changeCompany(key, { deregistered: true });
 		expect((await lookup(sandbox, '/v1/company/nl/68750123', token)).json.isRegistered).toBe(false);
-		sandbox.changeCompany(key, { deregistered: false, registeredAddress: 'Stationsweg 1, 2161 AM Lisse' });
+		sandbox.changeCompany(key, {
+			deregistered: false,
+			registeredAddress: 'Stationsweg 1, 2161 AM Lisse',
+		});
 		expect((await lookup(sandbox, '/v1/company/nl/68750123', token)).json).toMatchObject({
 			isRegistered: true,
 			registeredAddress: 'Stationsweg 1, 2161 AM Lisse',
 		});
-		expect(() => sandbox.changeCompany({ country: 'nl', companyId: '00000000' }, { status: 'Active' })).toThrow(
-			'no company',
-		);
+		expect(() =>
+			sandbox.changeCompany({ country: 'nl', companyId: '00000000' }, { status: 'Active' }),
+		).toThrow('no company');
 	});
 
 	it('counts lookups by status code', async () => {

@@ -9,7 +9,11 @@ describe('sandbox token endpoint', () => {
 	beforeAll(async () => {
 		sandbox = await startSandbox({
 			port: 0,
-			clients: [DEMO_CLIENT, AML_ONLY_CLIENT, { clientId: 'short', clientSecret: 'short-secret', scope: 'read:company', expiresIn: 3600 }],
+			clients: [
+				DEMO_CLIENT,
+				AML_ONLY_CLIENT,
+				{ clientId: 'short', clientSecret: 'short-secret', scope: 'read:company', expiresIn: 3600 },
+			],
 		});
 	});
 	afterAll(async () => await sandbox.close());
@@ -18,8 +22,17 @@ describe('sandbox token endpoint', () => {
 		const response = await requestToken(sandbox);
 		expect(response.status).toBe(200);
 		expect(response.headers['cache-control']).toBe('no-store');
-		expect(Object.keys(response.json).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
-		expect(response.json).toMatchObject({ scope: 'read:company read:aml', expires_in: 2_592_000, token_type: 'Bearer' });
+		expect(Object.keys(response.json).sort()).toEqual([
+			'access_token',
+			'expires_in',
+			'scope',
+			'token_type',
+		]);
+		expect(response.json).toMatchObject({
+			scope: 'read:company read:aml',
+			expires_in: 2_592_000,
+			token_type: 'Bearer',
+		});
 	});
 
 	it('5.1 / public notes "Tokens": issues an RS256 JWT with kid, iss, sub, aud, iat, exp, scope and gty', async () => {
@@ -40,7 +53,10 @@ describe('sandbox token endpoint', () => {
 	});
 
 	it('3.2: the validity can be shortened per client', async () => {
-		const response = await requestToken(sandbox, { client_id: 'short', client_secret: 'short-secret' });
+		const response = await requestToken(sandbox, {
+			client_id: 'short',
+			client_secret: 'short-secret',
+		});
 		expect(response.json.expires_in).toBe(3600);
 		const { claims } = decodeJwt(response.json.access_token);
 		expect(claims.exp - claims.iat).toBe(3600);
@@ -59,10 +75,14 @@ describe('sandbox token endpoint', () => {
 		const jwk = jwks.keys.find((key: { kid: string }) => key.kid === decodeJwt(token).header.kid);
 		const publicKey = createPublicKey({ key: jwk, format: 'jwk' });
 		const verifies = (signed: string) =>
-			createVerify('RSA-SHA256').update(signed).verify(publicKey, Buffer.from(signature, 'base64url'));
+			createVerify('RSA-SHA256')
+				.update(signed)
+				.verify(publicKey, Buffer.from(signature, 'base64url'));
 		expect(verifies(`${header}.${payload}`)).toBe(true);
 		const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-		const forged = Buffer.from(JSON.stringify({ ...claims, scope: 'read:company read:everything' })).toString('base64url');
+		const forged = Buffer.from(
+			JSON.stringify({ ...claims, scope: 'read:company read:everything' }),
+		).toString('base64url');
 		expect(verifies(`${header}.${forged}`)).toBe(false);
 	});
 
@@ -72,7 +92,10 @@ describe('sandbox token endpoint', () => {
 	])('RFC 6749 5.2: %s gets 401 invalid_client, without echoing the secret', async (_, body) => {
 		const response = await requestToken(sandbox, body);
 		expect(response.status).toBe(401);
-		expect(response.json).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed' });
+		expect(response.json).toEqual({
+			error: 'invalid_client',
+			error_description: 'Client authentication failed',
+		});
 		expect(response.text).not.toContain('secret');
 	});
 
@@ -99,7 +122,10 @@ describe('sandbox token endpoint', () => {
 		async (field) => {
 			const response = await requestToken(sandbox, { [field]: undefined });
 			expect(response.status).toBe(400);
-			expect(response.json).toEqual({ error: 'invalid_request', error_description: `Missing required parameter: ${field}` });
+			expect(response.json).toEqual({
+				error: 'invalid_request',
+				error_description: `Missing required parameter: ${field}`,
+			});
 		},
 	);
 
@@ -129,7 +155,9 @@ describe('sandbox token endpoint', () => {
 		const { access_token: token } = (await requestToken(sandbox)).json;
 		const [header, payload, signature] = token.split('.');
 		const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-		const forged = Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 1 })).toString('base64url');
+		const forged = Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 1 })).toString(
+			'base64url',
+		);
 		const response = await rawRequest(sandbox, 'GET', '/v1/company/de/HRB12345', {
 			headers: { authorization: `Bearer ${header}.${forged}.${signature}` },
 		});

@@ -8,7 +8,11 @@ describe('a record on its way to an output', () => {
 		officialName: 'Bearer Holdings Ltd',
 		status: 'Active',
 		registrationDate: '2020-01-01',
-		debug: { authorization: `Bearer ${token}`, echo: 'client-secret-value', jwt: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln' },
+		debug: {
+			authorization: `Bearer ${token}`,
+			echo: 'client-secret-value',
+			jwt: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln',
+		},
 		notes: [`token ${token}`],
 	} as unknown as CompanyRecord;
 
@@ -26,7 +30,12 @@ describe('a record on its way to an output', () => {
 
 describe('lookup settings', () => {
 	it('clamps a Max Requests per Second that would park the lookups for good', () => {
-		expect(lookupSettings({ baseUrl: 'https://x' }, { maxRequestsPerSecond: 1e-300 }).maxRequestsPerSecond).toBe(0.01);
-		expect(lookupSettings({ baseUrl: 'https://x' }, { maxRequestsPerSecond: 0 }).maxRequestsPerSecond).toBeUndefined();
+		expect(
+			lookupSettings({ baseUrl: 'https://x' }, { maxRequestsPerSecond: 1e-300 })
+				.maxRequestsPerSecond,
+		).toBe(0.01);
+		expect(
+			lookupSettings({ baseUrl: 'https://x' }, { maxRequestsPerSecond: 0 }).maxRequestsPerSecond,
+		).toBeUndefined();
 	});
 });

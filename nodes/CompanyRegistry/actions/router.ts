@@ -12,7 +12,10 @@ import * as watch from './company/watch.operation';
 interface Operation {
 	execute: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 	/** The outputs when every row failed: error items where the operation puts failed rows. */
-	failedRowsOutput: (this: IExecuteFunctions, items: INodeExecutionData[]) => INodeExecutionData[][];
+	failedRowsOutput: (
+		this: IExecuteFunctions,
+		items: INodeExecutionData[],
+	) => INodeExecutionData[][];
 }
 
 /** resource → operation → the module that owns its parameters and its execute. */
@@ -31,13 +34,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const module = operations[resource]?.[operation];
 	if (!module) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
 	}
 	try {
 		return await module.execute.call(this);
 	} catch (error) {
 		if (!this.continueOnFail() && !lookUp.runsAsTool.call(this)) {
-			throw error instanceof NodeApiError || error instanceof NodeOperationError ? error : new NodeOperationError(this.getNode(), error as Error);
+			throw error instanceof NodeApiError || error instanceof NodeOperationError
+				? error
+				: new NodeOperationError(this.getNode(), error as Error);
 		}
 		return module.failedRowsOutput.call(this, failAll(this, error).map(errorItem));
 	}

@@ -42,7 +42,12 @@ export const registeredCompanySchema = z
 	.object({
 		isRegistered: z.literal(true),
 		// A registered company has a name: blank or a placeholder means a broken record.
-		officialName: z.string().refine((name) => !isPlaceholder(name), `expected the official name, not blank or a placeholder such as '${NOT_AVAILABLE}' or '-'`),
+		officialName: z
+			.string()
+			.refine(
+				(name) => !isPlaceholder(name),
+				`expected the official name, not blank or a placeholder such as '${NOT_AVAILABLE}' or '-'`,
+			),
 		status: z.enum(['Active', 'Inactive']),
 		registrationDate,
 		// "Only sometimes available": a register without one leaves the field out (4.2 rule 1), so a
@@ -79,7 +84,9 @@ export const companyRecordSchema = z.discriminatedUnion('isRegistered', [
 export type CompanyRecord = z.infer<typeof companyRecordSchema>;
 export type RegisteredCompany = z.infer<typeof registeredCompanySchema>;
 
-export type RecordCheck = { valid: true; record: CompanyRecord } | { valid: false; problem: string };
+export type RecordCheck =
+	| { valid: true; record: CompanyRecord }
+	| { valid: false; problem: string };
 
 /** A registry a day ahead of UTC (UTC+14) may already list today's registrations under tomorrow. */
 const DAY_MS = 86_400_000;
@@ -108,7 +115,10 @@ export function checkCompanyRecord(body: unknown, now: number = Date.now()): Rec
 	const field = issue.path.join('.') || 'isRegistered';
 	const value = (body as Record<string, unknown>)[String(issue.path[0] ?? 'isRegistered')];
 	const shownValue = value === undefined ? 'missing' : `${JSON.stringify(value)}`;
-	return { valid: false, problem: `field '${field}' is ${shownValue}: ${describeIssue(issue, body as Record<string, unknown>)}` };
+	return {
+		valid: false,
+		problem: `field '${field}' is ${shownValue}: ${describeIssue(issue, body as Record<string, unknown>)}`,
+	};
 }
 
 function describeIssue(issue: z.ZodIssue, body: Record<string, unknown>): string {

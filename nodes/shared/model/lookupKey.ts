@@ -46,7 +46,8 @@ for (const country of COUNTRIES) {
 	countryByInput.set(country.code, country.code);
 	countryByInput.set(country.alpha3, country.code);
 	// The common name, ISO's name and the aliases ("UK", "Holland") of generate-countries.mjs.
-	for (const name of [country.name, country.isoName, ...country.aliases]) countryByInput.set(simplify(name), country.code);
+	for (const name of [country.name, country.isoName, ...country.aliases])
+		countryByInput.set(simplify(name), country.code);
 	// "Falkland Islands (Malvinas)" → "falkland islands", unless another country has that name.
 	const short = simplify(country.isoName.replace(/\s*\(.*\)\s*$/, ''));
 	if (!countryByInput.has(short)) countryByInput.set(short, country.code);
@@ -67,7 +68,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** C0 and C1 controls and the bidirectional formatting characters: never part of an identifier. */
 const CONTROL = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 
-const codePoint = (char: string) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+const codePoint = (char: string) =>
+	`U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /**
  * One field of a row as text: strings are trimmed, finite numbers written out; anything else (an
@@ -77,28 +79,46 @@ const codePoint = (char: string) => `U+${char.codePointAt(0)!.toString(16).toUpp
 export function fieldText(name: string, value: unknown, accepted: string): string {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'number') {
-		if (!Number.isFinite(value)) throw new LookupInputError(`${name} is ${String(value)}, not a value`, accepted);
+		if (!Number.isFinite(value))
+			throw new LookupInputError(`${name} is ${String(value)}, not a value`, accepted);
 		return String(value);
 	}
 	if (typeof value !== 'string') {
-		const kind = Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+		const kind = Array.isArray(value)
+			? 'a list'
+			: typeof value === 'object'
+				? 'an object'
+				: `a ${typeof value}`;
 		throw new LookupInputError(`${name} is ${kind}, not text`, accepted);
 	}
 	const text = value.trim();
 	if (LONE_SURROGATE.test(text)) {
-		throw new LookupInputError(`${name} contains a broken character (a lone UTF-16 surrogate)`, accepted);
+		throw new LookupInputError(
+			`${name} contains a broken character (a lone UTF-16 surrogate)`,
+			accepted,
+		);
 	}
 	const control = CONTROL.exec(text);
-	if (control) throw new LookupInputError(`${name} contains the control character ${codePoint(control[0])}`, accepted);
+	if (control)
+		throw new LookupInputError(
+			`${name} contains the control character ${codePoint(control[0])}`,
+			accepted,
+		);
 	if (text.length > MAX_FIELD_LENGTH) {
-		throw new LookupInputError(`${name} is ${text.length} characters long; at most ${MAX_FIELD_LENGTH} are accepted`, accepted);
+		throw new LookupInputError(
+			`${name} is ${text.length} characters long; at most ${MAX_FIELD_LENGTH} are accepted`,
+			accepted,
+		);
 	}
 	return text;
 }
 
-const COUNTRY_ACCEPTED = "a two-letter ISO 3166-1 code such as 'de', a three-letter code such as 'deu', or the English name such as 'Germany'";
-const STATE_ACCEPTED = "a two-letter state code such as 'ca' or 'ny' (also 'US-CA'), or the state's name such as 'California'";
-const COMPANY_ID_ACCEPTED = "the company's registration number as the national register writes it, e.g. 'HRB12345'";
+const COUNTRY_ACCEPTED =
+	"a two-letter ISO 3166-1 code such as 'de', a three-letter code such as 'deu', or the English name such as 'Germany'";
+const STATE_ACCEPTED =
+	"a two-letter state code such as 'ca' or 'ny' (also 'US-CA'), or the state's name such as 'California'";
+const COMPANY_ID_ACCEPTED =
+	"the company's registration number as the national register writes it, e.g. 'HRB12345'";
 const LANGUAGE_ACCEPTED = "a language code such as 'en' or 'pt-BR'";
 
 export function normalizeCountry(input: unknown): string {
@@ -114,7 +134,10 @@ export function normalizeUsState(input: unknown): string {
 	const accepted = STATE_ACCEPTED;
 	const raw = fieldText('State', input, accepted);
 	if (raw === '') {
-		throw new LookupInputError('A United States company needs a State: US companies are registered per state', accepted);
+		throw new LookupInputError(
+			'A United States company needs a State: US companies are registered per state',
+			accepted,
+		);
 	}
 	const code = stateByInput.get(simplify(raw));
 	if (!code) throw new LookupInputError(`Unknown United States state '${raw}'`, accepted);
@@ -128,7 +151,10 @@ export function toLookupKey(fields: LookupFields): LookupKey {
 	if (companyId === '') throw new LookupInputError('Company ID is empty', COMPANY_ID_ACCEPTED);
 	if (/^\.+$/.test(companyId)) {
 		// '.' and '..' would be read as path steps by every URL parser, whatever their encoding.
-		throw new LookupInputError(`Company ID '${companyId}' is not an identifier`, 'an id with at least one letter or digit');
+		throw new LookupInputError(
+			`Company ID '${companyId}' is not an identifier`,
+			'an id with at least one letter or digit',
+		);
 	}
 	const key: LookupKey = { countryCode, companyId };
 	if (countryCode === 'us') key.stateCode = normalizeUsState(fields.state);
@@ -139,7 +165,9 @@ export function toLookupKey(fields: LookupFields): LookupKey {
 
 /** Rows with the same id make one request per execution. */
 export function lookupKeyId(key: LookupKey): string {
-	return [key.countryCode, key.stateCode ?? '', key.companyId, key.languageCode ?? ''].join('\u0000');
+	return [key.countryCode, key.stateCode ?? '', key.companyId, key.languageCode ?? ''].join(
+		'\u0000',
+	);
 }
 
 /**
@@ -150,10 +178,17 @@ export function lookupKeyId(key: LookupKey): string {
  */
 function countryOptionName(country: CountryEntry): string {
 	const label = `${country.name} (${[country.code.toUpperCase(), ...country.aliases].join(', ')}`;
-	return label.toLowerCase().includes(country.isoName.toLowerCase()) ? `${label})` : `${label}; ${country.isoName})`;
+	return label.toLowerCase().includes(country.isoName.toLowerCase())
+		? `${label})`
+		: `${label}; ${country.isoName})`;
 }
 
 /** The options lists of the node's Country and State fields; the value is the API's ISO code. */
-export const countryOptions = COUNTRIES.map((country) => ({ name: countryOptionName(country), value: country.code }));
+export const countryOptions = COUNTRIES.map((country) => ({
+	name: countryOptionName(country),
+	value: country.code,
+}));
 export const usStateOptions = US_STATES.map((state) => ({ name: state.name, value: state.code }));
-export const nonUsCountryCodes = COUNTRIES.filter((country) => country.code !== 'us').map((country) => country.code);
+export const nonUsCountryCodes = COUNTRIES.filter((country) => country.code !== 'us').map(
+	(country) => country.code,
+);

@@ -3,9 +3,21 @@ import { lookupKeyId, type LookupKey } from '../model/lookupKey';
 import { readRateLimitHeaders } from './rateControl/headers';
 import { RateController, type Tenant, type TenantSettings } from './rateController';
 import type { LookupFailure } from './registryError';
-import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer, type RegistryRequest } from './registryRequest';
+import {
+	TOKEN_REFUSAL_STATUSES,
+	type RegistryAnswer,
+	type RegistryRequest,
+} from './registryRequest';
 import { parseRetryAfter } from './retryAfter';
-import { backoffMs, CircuitBreaker, type BreakerGate, MAX_RATE_LIMITED_TRIES, rateLimitDelayMs, RetryBudget, TRANSIENT_STATUSES } from './retryPolicy';
+import {
+	backoffMs,
+	CircuitBreaker,
+	type BreakerGate,
+	MAX_RATE_LIMITED_TRIES,
+	rateLimitDelayMs,
+	RetryBudget,
+	TRANSIENT_STATUSES,
+} from './retryPolicy';
 import { TokenRenewal } from './tokenRenewal';
 import { realClock, Waits, type Clock } from './wait';
 
@@ -92,7 +104,9 @@ export async function runBatch(
 				if (outcome.kind === 'failed' && stopAtFirstFailure) stop.abort();
 			}
 		};
-		await Promise.all(Array.from({ length: Math.min(count, IN_HAND_PER_SLOT * settings.maxConcurrency) }, worker));
+		await Promise.all(
+			Array.from({ length: Math.min(count, IN_HAND_PER_SLOT * settings.maxConcurrency) }, worker),
+		);
 		await Promise.all(duplicates);
 	} finally {
 		session.close();
@@ -125,7 +139,11 @@ class LookupSession {
 	) {
 		this.clock = context.clock ?? realClock;
 		this.breaker = new CircuitBreaker(() => this.clock.now());
-		this.tenant = RateController.for(settings.registryKey, this.clock).join({ ...settings, firstRequestAlone: !context.tokenWasStored, rowsNotTaken });
+		this.tenant = RateController.for(settings.registryKey, this.clock).join({
+			...settings,
+			firstRequestAlone: !context.tokenWasStored,
+			rowsNotTaken,
+		});
 		this.renewal = new TokenRenewal(context.tokenWasStored);
 		this.waits = new Waits(signal, this.clock);
 		signal.addEventListener(
@@ -156,10 +174,14 @@ class LookupSession {
 			if (this.signal.aborted) return { kind: 'cancelled' };
 			const gate = await this.breaker.gate(async (ms) => await this.wait(ms));
 			if (this.credentialFailure) return failed(this.credentialFailure);
-			if (gate.kind === 'tripped') return this.signal.aborted ? { kind: 'cancelled' } : failed(this.registryDown());
+			if (gate.kind === 'tripped')
+				return this.signal.aborted ? { kind: 'cancelled' } : failed(this.registryDown());
 			await this.renewal.ready();
 			// Only a lookup that met 429 itself spends its wait budget; the others sit out a (short) pause.
-			const budgetEnds = rateLimitedSince === undefined ? Number.POSITIVE_INFINITY : rateLimitedSince + this.settings.maxRateLimitWaitMs;
+			const budgetEnds =
+				rateLimitedSince === undefined
+					? Number.POSITIVE_INFINITY
+					: rateLimitedSince + this.settings.maxRateLimitWaitMs;
 			const permit = await this.tenant.acquire(budgetEnds);
 			if (permit.kind === 'cancelled') {
 				if (gate.kind === 'probe') this.breaker.record(false, true);
@@ -168,7 +190,11 @@ class LookupSession {
 			if (permit.kind === 'paused') {
 				if (gate.kind === 'probe') this.breaker.record(false, true);
 				const waitedMs = rateLimitedSince === undefined ? 0 : this.clock.now() - rateLimitedSince;
-				return failed({ kind: 'rate-limited', waitedMs, retryAfterMs: permit.until - this.clock.now() });
+				return failed({
+					kind: 'rate-limited',
+					waitedMs,
+					retryAfterMs: permit.until - this.clock.now(),
+				});
 			}
 			if (this.credentialFailure || this.signal.aborted) {
 				// Decided while this request queued: it is not sent.
@@ -197,11 +223,13 @@ class LookupSession {
 				}
 				answer = await this.renewToken(key);
 			}
-			if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status)) this.renewal.accept(generation);
+			if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status))
+				this.renewal.accept(generation);
 			const transient = isTransient(answer);
 			// Only a lookup's first try tells whether the registry is down: at the end of a sheet the
 			// requests left are mostly retries of the few rows that keep failing.
-			if (!transient || attempt === 1 || gate.kind === 'probe') this.breaker.record(!transient, gate.kind === 'probe');
+			if (!transient || attempt === 1 || gate.kind === 'probe')
+				this.breaker.record(!transient, gate.kind === 'probe');
 			if (!transient && answer.kind === 'response' && answer.status !== 429) this.budget.refill();
 
 			switch (answer.kind) {
@@ -216,7 +244,12 @@ class LookupSession {
 				case 'oversized':
 					return failed(answer);
 				case 'no-response': {
-					const failure: LookupFailure = { kind: 'no-response', reason: answer.reason, code: answer.code, attempts: attempt };
+					const failure: LookupFailure = {
+						kind: 'no-response',
+						reason: answer.reason,
+						code: answer.code,
+						attempts: attempt,
+					};
 					const delay = this.retryDelay(failure, attempt, undefined, gate);
 					if (delay === undefined) return failed(failure);
 					if (!(await this.wait(delay))) return { kind: 'cancelled' };
@@ -229,7 +262,9 @@ class LookupSession {
 			const { status, headers, body } = answer;
 			if (status === 200) {
 				const check = checkCompanyRecord(body);
-				return check.valid ? { kind: 'record', record: check.record } : failed({ kind: 'contract', problem: check.problem });
+				return check.valid
+					? { kind: 'record', record: check.record }
+					: failed({ kind: 'contract', problem: check.problem });
 			}
 			if (status === 429) {
 				rateLimitedSince ??= this.clock.now();
@@ -238,7 +273,10 @@ class LookupSession {
 				const delay = rateLimitDelayMs(retryAfterMs, rateLimited, this.context.random);
 				const waitedMs = this.clock.now() - rateLimitedSince;
 				// Real time counts: the wait, and the time spent queueing and asking.
-				if (rateLimited >= MAX_RATE_LIMITED_TRIES || waitedMs + delay > this.settings.maxRateLimitWaitMs) {
+				if (
+					rateLimited >= MAX_RATE_LIMITED_TRIES ||
+					waitedMs + delay > this.settings.maxRateLimitWaitMs
+				) {
 					return failed({ kind: 'rate-limited', waitedMs, retryAfterMs });
 				}
 				if (!(await this.wait(delay))) return { kind: 'cancelled' };
@@ -248,15 +286,39 @@ class LookupSession {
 				return failed({ kind: 'redirect', status, location: header(headers, 'location') });
 			}
 			if (TRANSIENT_STATUSES.has(status)) {
-				const failure: LookupFailure = { kind: 'http', status, statusMessage: answer.statusMessage, body, attempts: attempt };
-				const delay = this.retryDelay(failure, attempt, status === 503 ? parseRetryAfter(header(headers, 'retry-after'), this.clock.now()) : undefined, gate);
+				const failure: LookupFailure = {
+					kind: 'http',
+					status,
+					statusMessage: answer.statusMessage,
+					body,
+					attempts: attempt,
+				};
+				const delay = this.retryDelay(
+					failure,
+					attempt,
+					status === 503
+						? parseRetryAfter(header(headers, 'retry-after'), this.clock.now())
+						: undefined,
+					gate,
+				);
 				if (delay === undefined) return failed(failure);
 				if (!(await this.wait(delay))) return { kind: 'cancelled' };
 				attempt += probeSpent(gate);
 				continue;
 			}
-			if (status === 403) return failed({ kind: 'forbidden', body, grantedScopes: await this.context.grantedScopes() });
-			return failed({ kind: 'http', status, statusMessage: answer.statusMessage, body, attempts: attempt });
+			if (status === 403)
+				return failed({
+					kind: 'forbidden',
+					body,
+					grantedScopes: await this.context.grantedScopes(),
+				});
+			return failed({
+				kind: 'http',
+				status,
+				statusMessage: answer.statusMessage,
+				body,
+				attempts: attempt,
+			});
 		}
 	}
 
@@ -264,13 +326,20 @@ class LookupSession {
 	 * The wait before trying a transiently failed lookup again, or undefined when it is final: out of
 	 * attempts, out of the execution's retry budget, or asked (503 Retry-After) to wait past the budget.
 	 */
-	private retryDelay(failure: LookupFailure, attempt: number, retryAfterMs: number | undefined, gate: BreakerGate): number | undefined {
+	private retryDelay(
+		failure: LookupFailure,
+		attempt: number,
+		retryAfterMs: number | undefined,
+		gate: BreakerGate,
+	): number | undefined {
 		this.lastTransient = failure;
 		// A failed probe is the breaker's, not its row's: with retries on, the row waits for the breaker's verdict.
 		const heldByBreaker = gate.kind === 'probe' && this.settings.maxAttempts > 1;
 		if (attempt >= this.settings.maxAttempts && !heldByBreaker) return undefined;
-		if (retryAfterMs !== undefined && retryAfterMs > this.settings.maxRateLimitWaitMs) return undefined;
-		if (!this.budget.take(failure.kind === 'no-response' && failure.reason === 'timeout')) return undefined;
+		if (retryAfterMs !== undefined && retryAfterMs > this.settings.maxRateLimitWaitMs)
+			return undefined;
+		if (!this.budget.take(failure.kind === 'no-response' && failure.reason === 'timeout'))
+			return undefined;
 		return Math.max(retryAfterMs ?? 0, backoffMs(attempt, this.context.random));
 	}
 
@@ -285,20 +354,35 @@ class LookupSession {
 			return answer;
 		} finally {
 			// Only an answer proves a new token is in use; a renewal that got none changes nothing.
-			this.renewal.finish(answer.kind === 'token-refused' ? 'refused' : answer.kind === 'response' ? 'renewed' : 'unknown');
+			this.renewal.finish(
+				answer.kind === 'token-refused'
+					? 'refused'
+					: answer.kind === 'response'
+						? 'renewed'
+						: 'unknown',
+			);
 		}
 	}
 
 	/** The token is refused for good; `refusal` is the answer that said so. */
 	private refuseToken(refusal: { status: number; tokenBytes?: number }): LookupFailure {
-		this.credentialFailure ??= { kind: 'token-refused', status: refusal.status, renewed: this.renewal.renewed, tokenBytes: refusal.tokenBytes };
+		this.credentialFailure ??= {
+			kind: 'token-refused',
+			status: refusal.status,
+			renewed: this.renewal.renewed,
+			tokenBytes: refusal.tokenBytes,
+		};
 		// Nobody may be left waiting for a probe's verdict: every lookup now fails with this.
 		this.breaker.stop();
 		return this.credentialFailure;
 	}
 
 	private registryDown(): LookupFailure {
-		this.downFailure ??= { kind: 'registry-down', last: this.lastTransient, ...this.breaker.tripReport };
+		this.downFailure ??= {
+			kind: 'registry-down',
+			last: this.lastTransient,
+			...this.breaker.tripReport,
+		};
 		return this.downFailure;
 	}
 }
@@ -309,7 +393,10 @@ const failed = (failure: LookupFailure): LookupOutcome => ({ kind: 'failed', fai
 const probeSpent = (gate: BreakerGate): number => (gate.kind === 'probe' ? 0 : 1);
 
 function isTransient(answer: RegistryAnswer): boolean {
-	return answer.kind === 'no-response' || (answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status));
+	return (
+		answer.kind === 'no-response' ||
+		(answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status))
+	);
 }
 
 function report(sentAt: number, answer: RegistryAnswer, now: number) {
@@ -321,7 +408,10 @@ function report(sentAt: number, answer: RegistryAnswer, now: number) {
 		status: answer.status,
 		// On a 429 too: 0 says the count is the limit that refused; plenty left says it is another quota's.
 		remaining,
-		retryAfterMs: answer.status === 429 ? parseRetryAfter(header(answer.headers, 'retry-after'), now) : undefined,
+		retryAfterMs:
+			answer.status === 429
+				? parseRetryAfter(header(answer.headers, 'retry-after'), now)
+				: undefined,
 		resetMs,
 	};
 }

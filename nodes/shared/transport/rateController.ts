@@ -81,7 +81,10 @@ export interface TenantSettings {
 	maxRateLimitWaitMs?: number;
 }
 
-export type Acquired = { kind: 'go'; sentAt: number } | { kind: 'cancelled' } | { kind: 'paused'; until: number };
+export type Acquired =
+	| { kind: 'go'; sentAt: number }
+	| { kind: 'cancelled' }
+	| { kind: 'paused'; until: number };
 
 interface Waiter {
 	notAfter: number;
@@ -184,7 +187,11 @@ export class RateController {
 	/** The controller of one registry and client id in this process. */
 	static for(key: string, clock: Clock = realClock): RateController {
 		const existing = RateController.shared.get(key);
-		if (existing?.clock === clock && (existing.tenants.size > 0 || clock.now() - existing.idleSince < IDLE_RESET_MS)) return existing;
+		if (
+			existing?.clock === clock &&
+			(existing.tenants.size > 0 || clock.now() - existing.idleSince < IDLE_RESET_MS)
+		)
+			return existing;
 		const controller = new RateController(clock);
 		RateController.shared.set(key, controller);
 		return controller;
@@ -296,7 +303,11 @@ export class RateController {
 	/** Lookups still to send by every execution here: those waiting, in flight, and rows not yet taken. */
 	private workLeft(): number {
 		let left = 0;
-		for (const tenant of this.tenants) left += tenant.queue.length + tenant.inFlight + (tenant.settings.rowsNotTaken?.() ?? Number.POSITIVE_INFINITY);
+		for (const tenant of this.tenants)
+			left +=
+				tenant.queue.length +
+				tenant.inFlight +
+				(tenant.settings.rowsNotTaken?.() ?? Number.POSITIVE_INFINITY);
 		return left;
 	}
 
@@ -317,7 +328,11 @@ export class RateController {
 		// "Retry-After: 0" or a date in the past (a registry clock behind) says nothing of how long the
 		// limit lasts: read as no Retry-After, never as "at once". (A count below zero never gets here:
 		// rateControl/headers reads it as no count.)
-		const report: RequestReport = { ...told, retryAfterMs: told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined };
+		const report: RequestReport = {
+			...told,
+			retryAfterMs:
+				told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined,
+		};
 		tenant.inFlight -= 1;
 		this.inFlight -= 1;
 		this.lastTryEndedAt = now;
@@ -341,7 +356,12 @@ export class RateController {
 		const holdUntil = Math.max(this.pausedUntil, paced ?? now);
 		for (const tenant of this.tenants) {
 			// Nobody can start before holdUntil: those who may not wait that long are told now.
-			if (holdUntil > now) this.refuseImpatient(tenant, holdUntil, this.window?.waitingForReset(now) === true || this.quotaSpentUntil >= holdUntil);
+			if (holdUntil > now)
+				this.refuseImpatient(
+					tenant,
+					holdUntil,
+					this.window?.waitingForReset(now) === true || this.quotaSpentUntil >= holdUntil,
+				);
 		}
 		// Nothing may start before an answer tells more; that answer pumps again.
 		if (paced === undefined) return;
@@ -364,7 +384,8 @@ export class RateController {
 		const tenants = [...this.tenants];
 		// Executions that began without a token wait for one answer, whoever sends the request: several
 		// sheets started together fetch one token, not one each.
-		const tokenPending = (tenant: Tenant) => tenant.settings.firstRequestAlone === true && this.lastTryEndedAt < tenant.joinedAt;
+		const tokenPending = (tenant: Tenant) =>
+			tenant.settings.firstRequestAlone === true && this.lastTryEndedAt < tenant.joinedAt;
 		const aloneInFlight = tenants.some((tenant) => tokenPending(tenant) && tenant.inFlight > 0);
 		for (let offset = 0; offset < tenants.length; offset++) {
 			const tenant = tenants[(this.turn + offset) % tenants.length];
@@ -385,7 +406,11 @@ export class RateController {
 		// Before a limit is known, a quiet spell (nothing in flight, no answer for a while) starts the
 		// count afresh: a first 429 is measured against what was sent since, not against the form's few
 		// lookups an hour ago and the idle time between them.
-		if (this.rate === undefined && this.inFlight === 0 && now - this.lastAnswerAt >= QUIET_SPELL_MS) {
+		if (
+			this.rate === undefined &&
+			this.inFlight === 0 &&
+			now - this.lastAnswerAt >= QUIET_SPELL_MS
+		) {
 			this.firstSentAt = undefined;
 			this.answeredSinceEvent = 0;
 		}
@@ -394,9 +419,14 @@ export class RateController {
 		this.stats.requests += 1;
 		// The pace is measured from when requests began to go together: a first request that went alone
 		// (to fetch the token) and was answered before the second left does not count as time admitted.
-		if (this.firstSentAt === undefined || (this.stats.requests === 2 && this.lastAnswerAt >= this.firstSentAt)) this.firstSentAt = now;
+		if (
+			this.firstSentAt === undefined ||
+			(this.stats.requests === 2 && this.lastAnswerAt >= this.firstSentAt)
+		)
+			this.firstSentAt = now;
 		const budgetLeft = this.budgetLeft(now);
-		if (budgetLeft !== undefined && budgetLeft < 2 && !this.countConfirmed) this.sentWhileSpent.add(now);
+		if (budgetLeft !== undefined && budgetLeft < 2 && !this.countConfirmed)
+			this.sentWhileSpent.add(now);
 		this.startedSinceRemaining += 1;
 		this.lastStartAt = now;
 		this.window?.started(now);
@@ -417,7 +447,9 @@ export class RateController {
 	private refuseImpatient(tenant: Tenant, until: number, windowReset: boolean): void {
 		const now = this.clock.now();
 		// Waiting for a window's reset is waiting for the rate limit: not longer than the execution allows.
-		const windowLimit = windowReset ? now + (tenant.settings.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
+		const windowLimit = windowReset
+			? now + (tenant.settings.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY)
+			: Number.POSITIVE_INFINITY;
 		for (let index = tenant.queue.length - 1; index >= 0; index--) {
 			const waiter = tenant.queue[index];
 			if (Math.min(waiter.notAfter, windowLimit) < until) {
@@ -448,7 +480,6 @@ export class RateController {
 		return now + ((1 - this.credit) * 1000) / this.rate;
 	}
 
-
 	/**
 	 * What the registry's own count (X-RateLimit-Remaining) says is left for requests not yet counted;
 	 * undefined where it said nothing lately, or where its count turned out to describe another quota.
@@ -473,7 +504,10 @@ export class RateController {
 	private refreshCredit(now: number): void {
 		if (this.rate === undefined) return;
 		const cap = Math.max(this.creditCap, this.catchUpCredit());
-		this.credit = Math.min(cap, this.credit + (Math.max(0, now - this.creditAt) * this.rate) / 1000);
+		this.credit = Math.min(
+			cap,
+			this.credit + (Math.max(0, now - this.creditAt) * this.rate) / 1000,
+		);
 		// Credit may be set to begin later (at a pause's end).
 		this.creditAt = Math.max(this.creditAt, now);
 	}
@@ -494,13 +528,19 @@ export class RateController {
 		// An admission ends a storm: the waves around it were congestion, not a registry refusing all.
 		this.stormLevel = 0;
 		// Only an admission says a spent quota is back (a 503 or a dropped connection says nothing of it).
-		if (report.status !== undefined && report.status >= 200 && report.status < 300) this.quotaSpentUntil = 0;
+		if (report.status !== undefined && report.status >= 200 && report.status < 300)
+			this.quotaSpentUntil = 0;
 		this.recentEvents.length = 0;
 		this.admitted.push({ at: now, sentAt: report.sentAt });
 		while (now - this.admitted[0].at > ADMITTED_SPAN_MAX_MS) this.admitted.shift();
 		this.latencyMs += (now - report.sentAt - this.latencyMs) * 0.1;
 		if (this.sentWhileSpent.delete(report.sentAt)) this.admittedWhileSpent += 1;
-		if (!this.countConfirmed && this.countPeak <= 1 && this.admittedWhileSpent >= ADMITTED_WHILE_SPENT) this.countRefuted = true;
+		if (
+			!this.countConfirmed &&
+			this.countPeak <= 1 &&
+			this.admittedWhileSpent >= ADMITTED_WHILE_SPENT
+		)
+			this.countRefuted = true;
 		if (report.remaining !== undefined) this.recordRemaining(now, report.sentAt, report.remaining);
 		if (this.rate === undefined) return;
 		if (this.ceiling !== undefined && this.rate < 0.97 * this.ceiling) {
@@ -510,7 +550,8 @@ export class RateController {
 			// whole Retry-After with nothing else left to send meanwhile: the pace stops probing.
 			if (this.workLeft() < this.rate * END_OF_WORK_S) return;
 			// Beyond the last event's rate, probe slowly: a limit that rose is found again.
-			const growth = this.ceiling === undefined ? SEARCH_GROWTH_PER_SECOND : PROBE_GROWTH_PER_SECOND;
+			const growth =
+				this.ceiling === undefined ? SEARCH_GROWTH_PER_SECOND : PROBE_GROWTH_PER_SECOND;
 			this.rate *= Math.pow(1 + growth, 1 / this.rate);
 		}
 	}
@@ -520,14 +561,20 @@ export class RateController {
 		// Headers are evidence, checked against what the registry does: refused with plenty left, the
 		// count is not the limit that refused; refused at the end of it, it is. The count on the 429 itself,
 		// where it has one, is the registry's own word on which budget refused.
-		const left = report.remaining ?? (this.remainingIsFresh(now) ? this.remaining! - this.startedSinceRemaining : undefined);
+		const left =
+			report.remaining ??
+			(this.remainingIsFresh(now) ? this.remaining! - this.startedSinceRemaining : undefined);
 		if (left !== undefined && left >= QUOTA_LEFT_AT_429) this.countIsQuota = true;
 		else if (left !== undefined && left <= 0) {
 			this.countIsQuota = false;
 			this.countConfirmed = true;
 			this.countRefuted = false;
 		}
-		if (this.budgetLeft(now) !== undefined && (this.budgetRefused(now, report) || this.budgetSpent(now, report))) return;
+		if (
+			this.budgetLeft(now) !== undefined &&
+			(this.budgetRefused(now, report) || this.budgetSpent(now, report))
+		)
+			return;
 		// A request sent before the last event met the same congestion: one wave, one decrease.
 		if (this.lastEventAt !== undefined && report.sentAt <= this.lastEventAt) return;
 		this.stats.events += 1;
@@ -536,13 +583,18 @@ export class RateController {
 		this.lastEventAt = now;
 		this.answeredSinceEvent = 0;
 		this.recentEvents.push(now);
-		while (this.recentEvents.length > 0 && now - this.recentEvents[0] > STORM_WINDOW_MS) this.recentEvents.shift();
+		while (this.recentEvents.length > 0 && now - this.recentEvents[0] > STORM_WINDOW_MS)
+			this.recentEvents.shift();
 		// A 429 ends what the remaining budget said: the registry is out, whatever it told before.
 		this.remaining = undefined;
 		// Refused in wave after wave with nothing admitted, told each time to wait longer than a storm's
 		// longest pause: a spent quota (a day's). Everybody waits until then, and who cannot wait that
 		// long fails now, instead of each row spending a round trip to learn it.
-		if (this.recentEvents.length >= SPENT_QUOTA_WAVES && report.retryAfterMs !== undefined && report.retryAfterMs > STORM_PAUSE_MAX_MS) {
+		if (
+			this.recentEvents.length >= SPENT_QUOTA_WAVES &&
+			report.retryAfterMs !== undefined &&
+			report.retryAfterMs > STORM_PAUSE_MAX_MS
+		) {
 			this.quotaSpentUntil = now + report.retryAfterMs;
 			this.pauseUntil(this.quotaSpentUntil);
 			return;
@@ -571,11 +623,19 @@ export class RateController {
 				return;
 			}
 			this.pauseUntil(now + pauseMs);
-		} else if (this.creditCap > this.catchUpCredit() && report.sentAt - this.lastBurstAt < BURST_BLAME_MS) {
+		} else if (
+			this.creditCap > this.catchUpCredit() &&
+			report.sentAt - this.lastBurstAt < BURST_BLAME_MS
+		) {
 			// The registry did not hold the burst (a window, not a bucket): keep the pace, burst no more,
 			// and let the burst leave the registry's window before sending on.
 			this.creditCap = 1;
-			this.pauseUntil(Math.max(now + MIN_WAIT_MS, this.burstStartedAt + pauseFor(report, FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS)));
+			this.pauseUntil(
+				Math.max(
+					now + MIN_WAIT_MS,
+					this.burstStartedAt + pauseFor(report, FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS),
+				),
+			);
 		} else {
 			// Waves close together are one spell of congestion: what was admitted since it began tells the limit.
 			if (now - this.lastCongestionAt > CONGESTION_SPELL_MS) this.congestionSince = now;
@@ -588,7 +648,11 @@ export class RateController {
 			this.rate = Math.max(0.1, Math.min(0.95 * this.rate, this.ceiling));
 			this.creditCap = Math.max(1, Math.min(this.creditCap, this.rate / 10));
 			if (this.recentEvents.length >= STORM_EVENTS) {
-				const pauseMs = pauseFor(report, 1000, Math.min(STORM_PAUSE_MAX_MS, 1000 * 2 ** this.stormLevel));
+				const pauseMs = pauseFor(
+					report,
+					1000,
+					Math.min(STORM_PAUSE_MAX_MS, 1000 * 2 ** this.stormLevel),
+				);
 				this.stormLevel += 1;
 				this.pauseUntil(now + pauseMs);
 			}
@@ -608,14 +672,25 @@ export class RateController {
 		// has (a bucket filled during a pause): once requests sent during the spell have been admitted
 		// often enough, only they count, per ms of sending up to those whose answers are due by now.
 		const until = now - this.latencyMs;
-		const inSpell = this.admitted.filter(({ sentAt }) => sentAt > this.congestionSince && sentAt <= until).length;
+		const inSpell = this.admitted.filter(
+			({ sentAt }) => sentAt > this.congestionSince && sentAt <= until,
+		).length;
 		if (until > this.congestionSince && inSpell >= ADMITTED_SPAN_ANSWERS / 2) {
-			const pausedMs = Math.max(0, Math.min(until, this.pausedUntil) - Math.max(this.congestionSince, this.pausedSince));
+			const pausedMs = Math.max(
+				0,
+				Math.min(until, this.pausedUntil) - Math.max(this.congestionSince, this.pausedSince),
+			);
 			return (inSpell * 1000) / Math.max(1, until - this.congestionSince - pausedMs);
 		}
-		const spanMs = Math.min(ADMITTED_SPAN_MAX_MS, Math.max(ADMITTED_SPAN_MS, (ADMITTED_SPAN_ANSWERS * 1000) / (this.rate ?? 1)));
+		const spanMs = Math.min(
+			ADMITTED_SPAN_MAX_MS,
+			Math.max(ADMITTED_SPAN_MS, (ADMITTED_SPAN_ANSWERS * 1000) / (this.rate ?? 1)),
+		);
 		const from = now - spanMs;
-		const pausedMs = Math.max(0, Math.min(now, this.pausedUntil) - Math.max(from, this.pausedSince));
+		const pausedMs = Math.max(
+			0,
+			Math.min(now, this.pausedUntil) - Math.max(from, this.pausedSince),
+		);
 		const count = this.admitted.filter(({ at }) => at > from).length;
 		return (count * 1000) / Math.max(1, now - from - pausedMs);
 	}
@@ -652,7 +727,9 @@ export class RateController {
 		this.remainingAt = now;
 		this.remainingSentAt = report.sentAt;
 		this.startedSinceRemaining = this.inFlight;
-		this.pauseUntil(now + pauseFor(report, report.resetMs ?? FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS));
+		this.pauseUntil(
+			now + pauseFor(report, report.resetMs ?? FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS),
+		);
 		return true;
 	}
 
@@ -668,7 +745,9 @@ export class RateController {
 	private recordRemaining(now: number, sentAt: number, remaining: number): void {
 		// Answers overtake each other: a count from a request that left before the one that told the current
 		// count is older news, and of requests that left together the lowest count is the latest.
-		const older = sentAt < this.remainingSentAt || (sentAt === this.remainingSentAt && remaining >= this.remaining!);
+		const older =
+			sentAt < this.remainingSentAt ||
+			(sentAt === this.remainingSentAt && remaining >= this.remaining!);
 		if (this.remainingIsFresh(now) && older) return;
 		this.countPeak = Math.max(this.countPeak, remaining);
 		this.remaining = remaining;
@@ -677,18 +756,24 @@ export class RateController {
 		// Requests still in flight were sent before this answer and will spend from this budget.
 		this.startedSinceRemaining = this.inFlight;
 		this.samples.push({ at: now, remaining, answered: this.answered });
-		while (this.samples.length > 2 && now - this.samples[0].at > REFILL_WINDOW_MS) this.samples.shift();
+		while (this.samples.length > 2 && now - this.samples[0].at > REFILL_WINDOW_MS)
+			this.samples.shift();
 		const first = this.samples[0];
 		const spanMs = now - first.at;
 		if (spanMs >= 500) {
-			const refillPerSecond = ((remaining - first.remaining + (this.answered - first.answered)) * 1000) / spanMs;
+			const refillPerSecond =
+				((remaining - first.remaining + (this.answered - first.answered)) * 1000) / spanMs;
 			if (refillPerSecond > 0) this.refillIntervalMs = 1000 / refillPerSecond;
 		}
 	}
 }
 
 /** The earliest of a known reset and the one this answer tells, where it is still ahead. */
-function earliestReset(known: number | undefined, report: RequestReport, now: number): number | undefined {
+function earliestReset(
+	known: number | undefined,
+	report: RequestReport,
+	now: number,
+): number | undefined {
 	const current = known !== undefined && known > now ? known : undefined;
 	if (report.resetMs === undefined || report.resetMs <= 0) return current;
 	// Counted from when the request left: a request sent that long after this one reaches the registry
@@ -748,7 +833,13 @@ class WindowBudget {
 
 	/** Spent, confirmed, and waiting for a reset that an answer announced. */
 	waitingForReset(now: number): boolean {
-		return !this.confirming && this.left() < 1 && this.holdUntil <= now && this.resetAt !== undefined && this.resetAt > now;
+		return (
+			!this.confirming &&
+			this.left() < 1 &&
+			this.holdUntil <= now &&
+			this.resetAt !== undefined &&
+			this.resetAt > now
+		);
 	}
 
 	started(now: number): void {
@@ -789,13 +880,15 @@ class WindowBudget {
 				this.holdUntil = now + EARLY_RESET_HOLD_MS * 2 ** Math.min(this.early++, 6);
 				return;
 			}
-			this.resetAt = earliestReset(this.resetAt, report, now) ?? this.resetAt ?? fallbackReset(report, now);
+			this.resetAt =
+				earliestReset(this.resetAt, report, now) ?? this.resetAt ?? fallbackReset(report, now);
 			this.budget = Math.min(this.budget ?? Number.POSITIVE_INFINITY, Math.max(0, before));
 			return;
 		}
 		if (!admitted) {
 			// No answer, or one the registry may not have counted: it spends nothing of the window.
-			if (report.status === undefined || report.status >= 500 || report.status === 401) this.forget(report.sentAt);
+			if (report.status === undefined || report.status >= 500 || report.status === 401)
+				this.forget(report.sentAt);
 			return;
 		}
 		this.early = 0;

@@ -47,7 +47,8 @@ function serverMessage(body: unknown): string | undefined {
 	return typeof error === 'string' && error !== '' ? error : undefined;
 }
 
-const seconds = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 100) / 10} s`);
+const seconds = (ms: number) =>
+	ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 100) / 10} s`;
 
 function duration(ms: number): string {
 	if (ms < 120_000) return seconds(ms);
@@ -66,8 +67,17 @@ function tries(attempts: number | undefined): string {
  */
 export function registryError(failure: LookupFailure, context: ErrorContext): NodeApiError {
 	const { message, description, httpCode } = describeFailure(failure, context);
-	const plain: JsonObject = { message, ...(description ? { description } : {}), ...(httpCode ? { httpCode } : {}) };
-	return new NodeApiError(context.node, plain, { message, description, httpCode, itemIndex: context.itemIndex });
+	const plain: JsonObject = {
+		message,
+		...(description ? { description } : {}),
+		...(httpCode ? { httpCode } : {}),
+	};
+	return new NodeApiError(context.node, plain, {
+		message,
+		description,
+		httpCode,
+		itemIndex: context.itemIndex,
+	});
 }
 
 export function describeFailure(
@@ -77,7 +87,9 @@ export function describeFailure(
 	const safe = (text: string) => serverText(text, context.secrets);
 	const baseUrl = displayUrl(context.baseUrl);
 	const key = context.key;
-	const about = key ? `Lookup of ${safe(`${key.countryCode}/${key.companyId}`)}${key.stateCode ? ` (state ${key.stateCode})` : ''}` : 'The lookup';
+	const about = key
+		? `Lookup of ${safe(`${key.countryCode}/${key.companyId}`)}${key.stateCode ? ` (state ${key.stateCode})` : ''}`
+		: 'The lookup';
 	const said = (body: unknown) => {
 		const text = serverMessage(body);
 		return text ? ` The registry said: ${safe(text)}` : '';
@@ -89,7 +101,8 @@ export function describeFailure(
 		case 'token-refused': {
 			const httpCode = String(failure.status);
 			if (failure.status === 413 || failure.status === 431) {
-				const size = failure.tokenBytes !== undefined ? kilobytes(failure.tokenBytes) : 'of unknown size';
+				const size =
+					failure.tokenBytes !== undefined ? kilobytes(failure.tokenBytes) : 'of unknown size';
 				return {
 					message: failure.renewed
 						? `The registry refused the request as too large (HTTP ${failure.status}), also with a new access token: the token is ${size}`
@@ -99,7 +112,8 @@ export function describeFailure(
 					httpCode,
 				};
 			}
-			const check = "Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.";
+			const check =
+				"Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.";
 			return failure.renewed
 				? {
 						message: 'The registry rejected the access token, also after fetching a new one',
@@ -114,7 +128,9 @@ export function describeFailure(
 		}
 		case 'registry-down': {
 			const last = failure.last ? describeFailure(failure.last, context).message : 'no answer';
-			const share = failure.of ? ` ${failure.failed} of its last ${failure.of} answers were failures, and it still failed after a pause.` : '';
+			const share = failure.of
+				? ` ${failure.failed} of its last ${failure.of} answers were failures, and it still failed after a pause.`
+				: '';
 			return {
 				message: `The Company Registry at ${baseUrl} seems to be down; this row was not looked up`,
 				description: `Last failure: ${last}.${share} The rest of this run was not sent, so the registry is not hammered. Run it again later.`,
@@ -152,7 +168,10 @@ export function describeFailure(
 			};
 		}
 		case 'oversized': {
-			const size = failure.declaredBytes !== undefined ? ` (Content-Length ${failure.declaredBytes} bytes)` : ' after decompression';
+			const size =
+				failure.declaredBytes !== undefined
+					? ` (Content-Length ${failure.declaredBytes} bytes)`
+					: ' after decompression';
 			return {
 				message: `The registry's answer is larger than ${kilobytes(failure.limitBytes)}${size}; it was not read (a company record is under 2 KB)`,
 				description: `${about}. Nothing of the answer was passed on. If the Base URL is right, the registry or something between it and n8n sends answers that are no company record.`,
@@ -166,12 +185,16 @@ export function describeFailure(
 			};
 		case 'forbidden':
 			return {
-				message: "The credential's plan or token scope does not include company data (read:company)",
+				message:
+					"The credential's plan or token scope does not include company data (read:company)",
 				description: `Granted scopes: ${failure.grantedScopes ? safe(failure.grantedScopes) : 'none'}. Ask the registry operator to add company data to the plan.${said(failure.body)}`,
 				httpCode: '403',
 			};
 		case 'http':
-			return { ...describeStatus(failure, about, baseUrl, said, safe), httpCode: String(failure.status) };
+			return {
+				...describeStatus(failure, about, baseUrl, said, safe),
+				httpCode: String(failure.status),
+			};
 	}
 }
 
@@ -220,8 +243,13 @@ function describeStatus(
 			};
 		default: {
 			// A reason phrase is short: cut it at 60 characters, and it too may echo a secret.
-			const statusMessage = failure.statusMessage ? ` ${safe(failure.statusMessage).slice(0, 60)}` : '';
-			return { message: `The registry answered HTTP ${status}${statusMessage}`, description: `${about}.${said(failure.body)}` };
+			const statusMessage = failure.statusMessage
+				? ` ${safe(failure.statusMessage).slice(0, 60)}`
+				: '';
+			return {
+				message: `The registry answered HTTP ${status}${statusMessage}`,
+				description: `${about}.${said(failure.body)}`,
+			};
 		}
 	}
 }

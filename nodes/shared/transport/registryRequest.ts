@@ -1,4 +1,10 @@
-import type { ICredentialsDecrypted, IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse, IPollFunctions } from 'n8n-workflow';
+import type {
+	ICredentialsDecrypted,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+	IPollFunctions,
+} from 'n8n-workflow';
 
 import type { LookupKey } from '../model/lookupKey';
 import { isBodyStream, readBoundedBody, type BodyRead } from './boundedBody';
@@ -53,7 +59,13 @@ export function lookupUrl(baseUrl: string, key: LookupKey): string {
 }
 
 interface WrappedRequestError {
-	cause?: { code?: string; name?: string; message?: string; isAxiosError?: boolean; response?: { status?: number; data?: unknown } };
+	cause?: {
+		code?: string;
+		name?: string;
+		message?: string;
+		isAxiosError?: boolean;
+		response?: { status?: number; data?: unknown };
+	};
 	message?: string;
 }
 
@@ -79,7 +91,8 @@ export function registryRequest(
 	settings: RequestSettings,
 	credential: ICredentialsDecrypted,
 ): RegistryRequest {
-	const executionSignal = 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	const executionSignal =
+		'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 	return async (key, on401) => {
 		const qs: Record<string, string> = {};
 		if (key.stateCode) qs.stateCode = key.stateCode;
@@ -107,43 +120,71 @@ export function registryRequest(
 			httpRequest: {
 				value: async (options: IHttpRequestOptions) => {
 					tokenUrl = options.url;
-					const signals = [abort.signal, ...(options.abortSignal instanceof AbortSignal ? [options.abortSignal] : [])];
-					return await context.helpers.httpRequest({ ...options, abortSignal: AbortSignal.any(signals) });
+					const signals = [
+						abort.signal,
+						...(options.abortSignal instanceof AbortSignal ? [options.abortSignal] : []),
+					];
+					return await context.helpers.httpRequest({
+						...options,
+						abortSignal: AbortSignal.any(signals),
+					});
 				},
 			},
 		}) as typeof context.helpers;
-		const ownSignal = Object.create(context, { getExecutionCancelSignal: { value: () => abort.signal }, helpers: { value: helpers } }) as typeof context;
+		const ownSignal = Object.create(context, {
+			getExecutionCancelSignal: { value: () => abort.signal },
+			helpers: { value: helpers },
+		}) as typeof context;
 		let expired = false;
 		const sent = context.helpers.httpRequestWithAuthentication
-			.call(ownSignal, CREDENTIAL_TYPE, request, { credentialsDecrypted: credential, preAuthenticationRetryStatusCode: TOKEN_REFUSALS })
+			.call(ownSignal, CREDENTIAL_TYPE, request, {
+				credentialsDecrypted: credential,
+				preAuthenticationRetryStatusCode: TOKEN_REFUSALS,
+			})
 			.then(
 				async (response): Promise<RegistryAnswer> => {
 					const full = response as IN8nHttpFullResponse;
 					const headers = full.headers as Record<string, unknown>;
 					const read = await readBoundedBody(full.body, headers);
 					if (read.kind === 'oversized') return read;
-					if (read.kind === 'interrupted') return expired ? TIMED_OUT : abort.signal.aborted ? { kind: 'cancelled' } : { kind: 'no-response', reason: 'network', code: read.code };
+					if (read.kind === 'interrupted')
+						return expired
+							? TIMED_OUT
+							: abort.signal.aborted
+								? { kind: 'cancelled' }
+								: { kind: 'no-response', reason: 'network', code: read.code };
 					const status = full.statusCode;
 					const refusesToken = status === 413 || status === 431;
-					return { kind: 'response', status, statusMessage: full.statusMessage, headers, body: read.body, ...(refusesToken ? { tokenBytes: tokenBytes() } : {}) };
+					return {
+						kind: 'response',
+						status,
+						statusMessage: full.statusMessage,
+						headers,
+						body: read.body,
+						...(refusesToken ? { tokenBytes: tokenBytes() } : {}),
+					};
 				},
 				(error: unknown): RegistryAnswer =>
-					expired && tokenUrl === undefined ? TIMED_OUT : answerOfError(error as WrappedRequestError, on401, tokenBytes),
+					expired && tokenUrl === undefined
+						? TIMED_OUT
+						: answerOfError(error as WrappedRequestError, on401, tokenBytes),
 			);
-		const timedOut = wait(settings.timeoutMs, abort.signal).then(async (passed): Promise<RegistryAnswer | undefined> => {
-			if (!passed) return undefined;
-			expired = true;
-			abort.abort();
-			if (tokenUrl === undefined) return TIMED_OUT;
-			// The token exchange was under way: once aborted it ends at once, and tells whether it was what stalled.
-			const answer = await sent;
-			return answer.kind === 'credential'
-				? {
-						kind: 'credential',
-						message: `The Auth URL ${displayUrl(tokenUrl)} did not finish its token answer within ${settings.timeoutMs / 1000} s (the Request Timeout); this row was not looked up`,
-					}
-				: TIMED_OUT;
-		});
+		const timedOut = wait(settings.timeoutMs, abort.signal).then(
+			async (passed): Promise<RegistryAnswer | undefined> => {
+				if (!passed) return undefined;
+				expired = true;
+				abort.abort();
+				if (tokenUrl === undefined) return TIMED_OUT;
+				// The token exchange was under way: once aborted it ends at once, and tells whether it was what stalled.
+				const answer = await sent;
+				return answer.kind === 'credential'
+					? {
+							kind: 'credential',
+							message: `The Auth URL ${displayUrl(tokenUrl)} did not finish its token answer within ${settings.timeoutMs / 1000} s (the Request Timeout); this row was not looked up`,
+						}
+					: TIMED_OUT;
+			},
+		);
 		try {
 			const first = await Promise.race([sent, timedOut]);
 			// Past the deadline, the deadline's reading of what stalled is the answer.
@@ -158,7 +199,11 @@ export function registryRequest(
 const TIMED_OUT: RegistryAnswer = { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' };
 
 /** httpRequestWithAuthentication wraps every failure in a NodeApiError; the original is its cause. */
-function answerOfError(error: WrappedRequestError, on401: On401, tokenBytes: () => number): RegistryAnswer {
+function answerOfError(
+	error: WrappedRequestError,
+	on401: On401,
+	tokenBytes: () => number,
+): RegistryAnswer {
 	const cause = error.cause;
 	// A refused renewal's body is a stream nobody reads: it is closed, not left open.
 	const data = cause?.response?.data;
@@ -170,9 +215,19 @@ function answerOfError(error: WrappedRequestError, on401: On401, tokenBytes: () 
 			? { kind: 'token-refused', status, tokenBytes: tokenBytes() }
 			: { kind: 'no-response', reason: 'network', code: `HTTP ${status}` };
 	}
-	if (cause?.code === 'ERR_CANCELED' || cause?.name === 'CanceledError' || cause?.name === 'AbortError') return { kind: 'cancelled' };
-	if (cause?.code === 'ECONNABORTED' || cause?.code === 'ETIMEDOUT') return { kind: 'no-response', reason: 'timeout', code: cause.code };
-	if (cause?.isAxiosError || cause?.code) return { kind: 'no-response', reason: 'network', code: cause.code ?? 'no response' };
+	if (
+		cause?.code === 'ERR_CANCELED' ||
+		cause?.name === 'CanceledError' ||
+		cause?.name === 'AbortError'
+	)
+		return { kind: 'cancelled' };
+	if (cause?.code === 'ECONNABORTED' || cause?.code === 'ETIMEDOUT')
+		return { kind: 'no-response', reason: 'timeout', code: cause.code };
+	if (cause?.isAxiosError || cause?.code)
+		return { kind: 'no-response', reason: 'network', code: cause.code ?? 'no response' };
 	// Not an HTTP failure: the credential's token exchange, whose message already says what to fix.
-	return { kind: 'credential', message: cause?.message ?? error.message ?? 'The token exchange failed without a reason' };
+	return {
+		kind: 'credential',
+		message: cause?.message ?? error.message ?? 'The token exchange failed without a reason',
+	};
 }

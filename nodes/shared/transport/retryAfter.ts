@@ -3,7 +3,10 @@
  * the past is 0. Anything else (absent, negative, a number with a fraction, words) is unreadable:
  * undefined, so that the caller's own backoff applies, never "retry at once".
  */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+	value: string | undefined,
+	now: number = Date.now(),
+): number | undefined {
 	const header = value?.trim();
 	if (!header) return undefined;
 	if (/^\d+$/.test(header)) return Number(header) * 1000;

@@ -26,7 +26,11 @@ export const MAX_RATE_LIMITED_TRIES = 20;
  * the past cannot turn into a retry storm. Without a readable Retry-After: equal jitter around 1, 2,
  * 4 … s, at most 30 s.
  */
-export function rateLimitDelayMs(retryAfterMs: number | undefined, attempt: number, random: () => number = Math.random): number {
+export function rateLimitDelayMs(
+	retryAfterMs: number | undefined,
+	attempt: number,
+	random: () => number = Math.random,
+): number {
 	const floor = Math.min(1_000, 100 * 2 ** (attempt - 1));
 	if (retryAfterMs !== undefined) return Math.max(floor, retryAfterMs);
 	const ceiling = Math.min(30_000, 1_000 * 2 ** (attempt - 1));
@@ -149,7 +153,11 @@ export class CircuitBreaker {
 		this.recent.push(ok);
 		if (this.recent.length > WINDOW) this.recent.shift();
 		const failed = this.recent.filter((answered) => !answered).length;
-		if (this.mode.kind === 'closed' && this.recent.length >= MIN_SAMPLES && failed >= OPEN_SHARE * this.recent.length) {
+		if (
+			this.mode.kind === 'closed' &&
+			this.recent.length >= MIN_SAMPLES &&
+			failed >= OPEN_SHARE * this.recent.length
+		) {
 			this.tripReport = { failed, of: this.recent.length };
 			this.transition('window-failed');
 		}
@@ -161,10 +169,17 @@ export class CircuitBreaker {
 		const now = this.now();
 		switch (event) {
 			case 'window-failed':
-				if (mode.kind === 'closed') this.mode = { kind: 'open', since: now, until: now + FIRST_COOL_DOWN_MS, coolDownMs: FIRST_COOL_DOWN_MS };
+				if (mode.kind === 'closed')
+					this.mode = {
+						kind: 'open',
+						since: now,
+						until: now + FIRST_COOL_DOWN_MS,
+						coolDownMs: FIRST_COOL_DOWN_MS,
+					};
 				break;
 			case 'cooled-down':
-				if (mode.kind === 'open') this.mode = { kind: 'half-open', since: mode.since, coolDownMs: mode.coolDownMs };
+				if (mode.kind === 'open')
+					this.mode = { kind: 'half-open', since: mode.since, coolDownMs: mode.coolDownMs };
 				break;
 			case 'probe-answered':
 				if (mode.kind === 'half-open') {
@@ -176,7 +191,9 @@ export class CircuitBreaker {
 				if (mode.kind === 'half-open') {
 					const coolDownMs = Math.min(MAX_COOL_DOWN_MS, mode.coolDownMs * 2);
 					this.mode =
-						now - mode.since >= this.toleranceMs ? { kind: 'tripped' } : { kind: 'open', since: mode.since, until: now + coolDownMs, coolDownMs };
+						now - mode.since >= this.toleranceMs
+							? { kind: 'tripped' }
+							: { kind: 'open', since: mode.since, until: now + coolDownMs, coolDownMs };
 				}
 				break;
 		}

@@ -25,7 +25,11 @@ export function removeSecrets(text: string, secrets: ReadonlyArray<string | unde
 	for (const secret of secrets) {
 		// Very short values would redact ordinary words; a real secret or token is longer.
 		if (!secret || secret.length < 4) continue;
-		for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+		for (const form of new Set([
+			secret,
+			encodeURIComponent(secret),
+			JSON.stringify(secret).slice(1, -1),
+		])) {
 			result = result.split(form).join(REDACTED);
 		}
 	}
@@ -34,7 +38,10 @@ export function removeSecrets(text: string, secrets: ReadonlyArray<string | unde
 
 /** Removes the given secrets, anything shaped like a token, and URL user information. */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
-	return removeSecrets(text, secrets).replace(JWT, REDACTED).replace(BEARER, `$1 ${REDACTED}`).replace(USERINFO, '$1');
+	return removeSecrets(text, secrets)
+		.replace(JWT, REDACTED)
+		.replace(BEARER, `$1 ${REDACTED}`)
+		.replace(USERINFO, '$1');
 }
 
 /** Control characters as visible `\u{…}` escapes: a CR/LF or a bidi override cannot forge a line. */
@@ -43,7 +50,11 @@ export function escapeControls(text: string): string {
 }
 
 /** Redacted first (so a cut cannot leave half a secret), then escaped, then capped. */
-export function serverText(text: string, secrets: ReadonlyArray<string | undefined>, max = MAX_SERVER_TEXT): string {
+export function serverText(
+	text: string,
+	secrets: ReadonlyArray<string | undefined>,
+	max = MAX_SERVER_TEXT,
+): string {
 	const safe = escapeControls(redact(text, secrets));
 	return safe.length > max ? `${safe.slice(0, max)}… (${safe.length - max} more characters)` : safe;
 }

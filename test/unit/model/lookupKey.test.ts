@@ -1,4 +1,10 @@
-import { LookupInputError, lookupKeyId, normalizeCountry, normalizeUsState, toLookupKey } from '../../../nodes/shared/model/lookupKey';
+import {
+	LookupInputError,
+	lookupKeyId,
+	normalizeCountry,
+	normalizeUsState,
+	toLookupKey,
+} from '../../../nodes/shared/model/lookupKey';
 
 // Interface document section 2.2: countryCode is lowercase ISO 3166-1 alpha-2; stateCode is required for us.
 describe('lookup key', () => {
@@ -25,14 +31,19 @@ describe('lookup key', () => {
 		expect(normalizeCountry(input)).toBe(code);
 	});
 
-	it.each(['xx', 'Atlantis', 'ZZZ', 'd e'])('rejects the unknown country %p, saying what is accepted', (input) => {
-		expect(() => normalizeCountry(input)).toThrow(new LookupInputError(`Unknown country '${input}'`, ''));
-		try {
-			normalizeCountry(input);
-		} catch (error) {
-			expect((error as LookupInputError).accepted).toContain("'de'");
-		}
-	});
+	it.each(['xx', 'Atlantis', 'ZZZ', 'd e'])(
+		'rejects the unknown country %p, saying what is accepted',
+		(input) => {
+			expect(() => normalizeCountry(input)).toThrow(
+				new LookupInputError(`Unknown country '${input}'`, ''),
+			);
+			try {
+				normalizeCountry(input);
+			} catch (error) {
+				expect((error as LookupInputError).accepted).toContain("'de'");
+			}
+		},
+	);
 
 	it('rejects an empty country', () => {
 		expect(() => normalizeCountry('  ')).toThrow('Country is empty');
@@ -62,7 +73,10 @@ describe('lookup key', () => {
 	});
 
 	it('ignores a state outside the United States (2.2: "otherwise unused")', () => {
-		expect(toLookupKey({ country: 'de', companyId: 'HRB12345', state: 'ca' })).toEqual({ countryCode: 'de', companyId: 'HRB12345' });
+		expect(toLookupKey({ country: 'de', companyId: 'HRB12345', state: 'ca' })).toEqual({
+			countryCode: 'de',
+			companyId: 'HRB12345',
+		});
 	});
 
 	it('trims the id, keeps its inner spaces, and accepts numbers from a sheet', () => {
@@ -74,14 +88,31 @@ describe('lookup key', () => {
 		expect(() => toLookupKey({ country: 'de', companyId })).toThrow('Company ID is empty');
 	});
 
-	it.each(['.', '..', '...'])('rejects the id %p, which a URL would read as a path step', (companyId) => {
-		expect(() => toLookupKey({ country: 'de', companyId })).toThrow('is not an identifier');
-	});
+	it.each(['.', '..', '...'])(
+		'rejects the id %p, which a URL would read as a path step',
+		(companyId) => {
+			expect(() => toLookupKey({ country: 'de', companyId })).toThrow('is not an identifier');
+		},
+	);
 
 	it('keeps the language when given, and the key id tells identical lookups apart', () => {
-		const key = toLookupKey({ country: 'us', companyId: 'C0806592', state: 'California', language: ' en ' });
-		expect(key).toEqual({ countryCode: 'us', companyId: 'C0806592', stateCode: 'ca', languageCode: 'en' });
-		expect(lookupKeyId(key)).toBe(lookupKeyId(toLookupKey({ country: 'USA', companyId: 'C0806592 ', state: 'CA', language: 'en' })));
+		const key = toLookupKey({
+			country: 'us',
+			companyId: 'C0806592',
+			state: 'California',
+			language: ' en ',
+		});
+		expect(key).toEqual({
+			countryCode: 'us',
+			companyId: 'C0806592',
+			stateCode: 'ca',
+			languageCode: 'en',
+		});
+		expect(lookupKeyId(key)).toBe(
+			lookupKeyId(
+				toLookupKey({ country: 'USA', companyId: 'C0806592 ', state: 'CA', language: 'en' }),
+			),
+		);
 		expect(lookupKeyId(key)).not.toBe(lookupKeyId({ ...key, languageCode: undefined }));
 		expect(lookupKeyId(key)).not.toBe(lookupKeyId({ ...key, stateCode: 'ny' }));
 	});

@@ -1,12 +1,26 @@
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
-import { runBatch, type BatchSettings, type LookupOutcome } from '../../../nodes/shared/transport/batchRunner';
+import {
+	runBatch,
+	type BatchSettings,
+	type LookupOutcome,
+} from '../../../nodes/shared/transport/batchRunner';
 import { RateController } from '../../../nodes/shared/transport/rateController';
 import type { On401, RegistryAnswer } from '../../../nodes/shared/transport/registryRequest';
 
 // The batch runner against a stand-in for the one HTTP call: what it sends, and what each row gets.
 const RECORD = { isRegistered: false, officialName: 'N/A', status: 'N/A', registrationDate: 'N/A' };
-const ok = (body: unknown = RECORD): RegistryAnswer => ({ kind: 'response', status: 200, headers: {}, body });
-const status = (code: number, headers: Record<string, string> = {}): RegistryAnswer => ({ kind: 'response', status: code, headers, body: {} });
+const ok = (body: unknown = RECORD): RegistryAnswer => ({
+	kind: 'response',
+	status: 200,
+	headers: {},
+	body,
+});
+const status = (code: number, headers: Record<string, string> = {}): RegistryAnswer => ({
+	kind: 'response',
+	status: code,
+	headers,
+	body: {},
+});
 
 const settings = (overrides: Partial<BatchSettings> = {}): BatchSettings => ({
 	registryKey: `stand-in ${Math.random()}`,
@@ -44,13 +58,17 @@ async function run(
 	return { outcomes: outcomes as LookupOutcome[], calls };
 }
 
-const kinds = (outcomes: LookupOutcome[]) => outcomes.map((outcome) => (outcome.kind === 'failed' ? outcome.failure.kind : outcome.kind));
+const kinds = (outcomes: LookupOutcome[]) =>
+	outcomes.map((outcome) => (outcome.kind === 'failed' ? outcome.failure.kind : outcome.kind));
 
 describe('batch runner', () => {
 	beforeEach(() => RateController.forgetAll());
 
 	it('sends identical keys once and gives every row its outcome, in order', async () => {
-		const { outcomes, calls } = await run(keys(10, (index) => `ID${index % 3}`), () => ok());
+		const { outcomes, calls } = await run(
+			keys(10, (index) => `ID${index % 3}`),
+			() => ok(),
+		);
 		expect(calls).toHaveLength(3);
 		expect(kinds(outcomes)).toEqual(Array(10).fill('record'));
 	});
@@ -76,7 +94,11 @@ describe('batch runner', () => {
 		const { outcomes } = await run(keys(2), (key) => {
 			const count = (tries.get(key.companyId) ?? 0) + 1;
 			tries.set(key.companyId, count);
-			return key.companyId === 'ID0' && count === 1 ? status(503) : key.companyId === 'ID1' ? status(500) : ok();
+			return key.companyId === 'ID0' && count === 1
+				? status(503)
+				: key.companyId === 'ID1'
+					? status(500)
+					: ok();
 		});
 		expect(kinds(outcomes)).toEqual(['record', 'http']);
 		expect(tries.get('ID0')).toBe(2);
@@ -85,10 +107,14 @@ describe('batch runner', () => {
 	});
 
 	it('under Stop, the first failure cancels what was not sent yet', async () => {
-		const { outcomes, calls } = await run(keys(40), (key) => (key.companyId === 'ID0' ? status(404) : ok()), {
-			stop: true,
-			settings: { maxConcurrency: 1 },
-		});
+		const { outcomes, calls } = await run(
+			keys(40),
+			(key) => (key.companyId === 'ID0' ? status(404) : ok()),
+			{
+				stop: true,
+				settings: { maxConcurrency: 1 },
+			},
+		);
 		expect(outcomes[0]).toMatchObject({ kind: 'failed', failure: { status: 404 } });
 		expect(calls.length).toBeLessThan(5);
 		expect(kinds(outcomes).filter((kind) => kind === 'cancelled').length).toBeGreaterThan(30);
@@ -101,28 +127,39 @@ describe('batch runner', () => {
 	});
 
 	it('a registry that fails everything trips the breaker: every row fails with one failure, few requests', async () => {
-		const { outcomes, calls } = await run(keys(200), () => ({ kind: 'no-response', reason: 'network', code: 'ECONNREFUSED' }), {
-			settings: { maxConcurrency: 20 },
-		});
+		const { outcomes, calls } = await run(
+			keys(200),
+			() => ({ kind: 'no-response', reason: 'network', code: 'ECONNREFUSED' }),
+			{
+				settings: { maxConcurrency: 20 },
+			},
+		);
 		expect(new Set(kinds(outcomes))).toEqual(new Set(['registry-down']));
 		expect(calls.length).toBeLessThan(50);
 	});
 
 	it('a failed token exchange fails the rest without sending', async () => {
-		const { outcomes, calls } = await run(keys(10), () => ({ kind: 'credential', message: 'The token endpoint rejected the Client ID' }), {
-			tokenWasStored: false,
-		});
+		const { outcomes, calls } = await run(
+			keys(10),
+			() => ({ kind: 'credential', message: 'The token endpoint rejected the Client ID' }),
+			{
+				tokenWasStored: false,
+			},
+		);
 		expect(new Set(kinds(outcomes))).toEqual(new Set(['credential']));
 		expect(calls).toHaveLength(1);
 	});
 
 	it('a 403 carries the scopes the token was granted', async () => {
 		const { outcomes } = await run(keys(1), () => status(403));
-		expect(outcomes[0]).toMatchObject({ kind: 'failed', failure: { kind: 'forbidden', grantedScopes: 'read:aml' } });
+		expect(outcomes[0]).toMatchObject({
+			kind: 'failed',
+			failure: { kind: 'forbidden', grantedScopes: 'read:aml' },
+		});
 	});
 });
 
-describe('batch runner, when the breaker\'s probe meets a refused token', () => {
+describe("batch runner, when the breaker's probe meets a refused token", () => {
 	beforeEach(() => RateController.forgetAll());
 
 	it('ends: every row fails with the token message, none waits for a verdict that never comes', async () => {
@@ -137,7 +174,9 @@ describe('batch runner, when the breaker\'s probe meets a refused token', () => 
 					calls += 1;
 					await new Promise((resolve) => setTimeout(resolve, 1));
 					// The first tries all fail without an answer (the breaker opens); the probe meets a 401.
-					return calls <= 15 ? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' } : status(401);
+					return calls <= 15
+						? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }
+						: status(401);
 				},
 				tokenWasStored: false,
 				grantedScopes: async () => undefined,

@@ -1,5 +1,10 @@
 import { VirtualClock } from '../../../bench/sim/virtualClock';
-import { RateController, type RequestReport, type Tenant, type TenantSettings } from '../../../nodes/shared/transport/rateController';
+import {
+	RateController,
+	type RequestReport,
+	type Tenant,
+	type TenantSettings,
+} from '../../../nodes/shared/transport/rateController';
 
 // The controller on a virtual clock: time moves only when the test says so, so every assertion is about
 // when requests start and what each is told, with no real waits and no tolerance windows.
@@ -15,7 +20,11 @@ const controllerWith = (settings: TenantSettings) => {
 };
 
 /** Asks for `count` starts; the times at which each got its `go` (in order), filled in as time passes. */
-function starts(tenant: Tenant, count: number, notAfter?: number): { at: number[]; told: string[] } {
+function starts(
+	tenant: Tenant,
+	count: number,
+	notAfter?: number,
+): { at: number[]; told: string[] } {
 	const result = { at: [] as number[], told: [] as string[] };
 	for (let index = 0; index < count; index++) {
 		void tenant.acquire(notAfter).then((acquired) => {
@@ -35,18 +44,34 @@ async function answer(tenant: Tenant, report: Omit<RequestReport, 'sentAt'>): Pr
 }
 
 /** `count` requests started together, then (`latencyMs` later) their answers: the first `admitted` 200, the rest 429. */
-async function burst(tenant: Tenant, count: number, admitted: number, refusal: Omit<RequestReport, 'sentAt' | 'status'> = {}, latencyMs = 0): Promise<number[]> {
-	const permits = await clock.run(Promise.all(Array.from({ length: count }, async () => await tenant.acquire())));
+async function burst(
+	tenant: Tenant,
+	count: number,
+	admitted: number,
+	refusal: Omit<RequestReport, 'sentAt' | 'status'> = {},
+	latencyMs = 0,
+): Promise<number[]> {
+	const permits = await clock.run(
+		Promise.all(Array.from({ length: count }, async () => await tenant.acquire())),
+	);
 	await clock.advance(latencyMs);
 	const sent = permits.map((permit) => (permit.kind === 'go' ? permit.sentAt : Number.NaN));
-	sent.forEach((sentAt, index) => tenant.release(index < admitted ? { sentAt, status: 200 } : { sentAt, status: 429, ...refusal }));
+	sent.forEach((sentAt, index) =>
+		tenant.release(
+			index < admitted ? { sentAt, status: 200 } : { sentAt, status: 429, ...refusal },
+		),
+	);
 	return sent;
 }
 
 describe('rate controller', () => {
 	it('is one per registry and client in a process, shared by its executions', () => {
-		expect(RateController.for('https://a client', clock)).toBe(RateController.for('https://a client', clock));
-		expect(RateController.for('https://a client', clock)).not.toBe(RateController.for('https://b client', clock));
+		expect(RateController.for('https://a client', clock)).toBe(
+			RateController.for('https://a client', clock),
+		);
+		expect(RateController.for('https://a client', clock)).not.toBe(
+			RateController.for('https://b client', clock),
+		);
 	});
 
 	it('sends the first request alone while the credential has no token, then up to the concurrency', async () => {
@@ -71,7 +96,14 @@ describe('rate controller', () => {
 			await clock.sleep(5);
 			tenant.release({ sentAt: acquired.sentAt, status: 200 });
 		};
-		await clock.run(Promise.all([take(sheet, 'sheet'), take(sheet, 'sheet'), take(sheet, 'sheet'), take(form, 'form')]));
+		await clock.run(
+			Promise.all([
+				take(sheet, 'sheet'),
+				take(sheet, 'sheet'),
+				take(sheet, 'sheet'),
+				take(form, 'form'),
+			]),
+		);
 		expect(order.indexOf('form')).toBeLessThanOrEqual(1);
 	});
 
@@ -115,7 +147,8 @@ describe('rate controller', () => {
 
 	/** A budget of 3 (X-RateLimit-Remaining 2, 1, 0) whose answers say it is back in 0.3 s, spent, then refused. */
 	async function spentBudget(tenant: Tenant): Promise<void> {
-		for (const remaining of [2, 1, 0]) await answer(tenant, { status: 200, remaining, resetMs: 300 });
+		for (const remaining of [2, 1, 0])
+			await answer(tenant, { status: 200, remaining, resetMs: 300 });
 		await answer(tenant, { status: 429, resetMs: 300 });
 	}
 
@@ -151,7 +184,8 @@ describe('rate controller', () => {
 		await answer(tenant, { status: 429, resetMs: 300 });
 		await answer(tenant, { status: 429, resetMs: 300 });
 		// The reset: one request alone learns the budget (3 with itself), and it is spent.
-		for (const remaining of [2, 1, 0]) await answer(tenant, { status: 200, remaining, resetMs: 300 });
+		for (const remaining of [2, 1, 0])
+			await answer(tenant, { status: 200, remaining, resetMs: 300 });
 	}
 
 	it("at a window's reset sends one request alone, then the budget its answer tells, at once", async () => {
@@ -253,10 +287,18 @@ describe('rate controller', () => {
 	it('after a first 429 within the pause of the first request, sends on when that pause has passed since sending began, paced from nothing', async () => {
 		const { tenant } = controllerWith({ maxConcurrency: 50 });
 		await clock.advance(500);
-		const permits = await clock.run(Promise.all(Array.from({ length: 30 }, async () => await tenant.acquire())));
+		const permits = await clock.run(
+			Promise.all(Array.from({ length: 30 }, async () => await tenant.acquire())),
+		);
 		const began = clock.now();
 		await clock.advance(200);
-		permits.forEach((permit, index) => tenant.release({ sentAt: permit.kind === 'go' ? permit.sentAt : 0, status: index < 29 ? 200 : 429, retryAfterMs: 500 }));
+		permits.forEach((permit, index) =>
+			tenant.release({
+				sentAt: permit.kind === 'go' ? permit.sentAt : 0,
+				status: index < 29 ? 200 : 429,
+				retryAfterMs: 500,
+			}),
+		);
 		const sent = starts(tenant, 20);
 		// What a sliding window admitted first leaves it first: 500 ms after sending began, not after the 429.
 		await clock.advance(began + 560 - clock.now());
@@ -278,7 +320,10 @@ describe('rate controller', () => {
 
 	it('stops probing for a higher limit when less than two seconds of work are left: a 429 there would cost a whole Retry-After', async () => {
 		const paceAfterAnswers = async (rowsLeft: number) => {
-			const { controller, tenant } = controllerWith({ maxConcurrency: 50, rowsNotTaken: () => rowsLeft });
+			const { controller, tenant } = controllerWith({
+				maxConcurrency: 50,
+				rowsNotTaken: () => rowsLeft,
+			});
 			await learnedPace(tenant);
 			const learned = controller.pace!;
 			for (let index = 0; index < 10; index++) await answer(tenant, { status: 200 });
@@ -300,18 +345,21 @@ describe('rate controller', () => {
 });
 
 describe('rate controller: what the registry says is checked (issue 20)', () => {
-	it.each([0, -5_000])('a 429 whose Retry-After is %i ms (0, or a date in the past) pauses as long as one that says nothing', async (retryAfterMs) => {
-		const pauseAfter = async (refusal: Omit<RequestReport, 'sentAt' | 'status'>) => {
-			const { tenant } = controllerWith({ maxConcurrency: 50 });
-			await burst(tenant, 30, 29, refusal, 700);
-			const refusedAt = clock.now();
-			const sent = starts(tenant, 1);
-			await clock.advance(5_000);
-			return sent.at[0] - refusedAt;
-		};
-		const unsaid = await pauseAfter({});
-		expect(await pauseAfter({ retryAfterMs })).toBe(unsaid);
-	});
+	it.each([0, -5_000])(
+		'a 429 whose Retry-After is %i ms (0, or a date in the past) pauses as long as one that says nothing',
+		async (retryAfterMs) => {
+			const pauseAfter = async (refusal: Omit<RequestReport, 'sentAt' | 'status'>) => {
+				const { tenant } = controllerWith({ maxConcurrency: 50 });
+				await burst(tenant, 30, 29, refusal, 700);
+				const refusedAt = clock.now();
+				const sent = starts(tenant, 1);
+				await clock.advance(5_000);
+				return sent.at[0] - refusedAt;
+			};
+			const unsaid = await pauseAfter({});
+			expect(await pauseAfter({ retryAfterMs })).toBe(unsaid);
+		},
+	);
 
 	it('a storm pauses at least a moment whatever Retry-After says', async () => {
 		const { tenant } = controllerWith({ maxConcurrency: 50 });

@@ -16,22 +16,31 @@ describe('bench:sim subset', () => {
 	);
 
 	it('whatever the limiter, every row gets exactly one outcome', async () => {
-		for (const scenario of drawScenarios(20, 40).filter((drawn) => drawn.rows * drawn.processes * drawn.executions <= 600)) {
+		for (const scenario of drawScenarios(20, 40).filter(
+			(drawn) => drawn.rows * drawn.processes * drawn.executions <= 600,
+		)) {
 			// runScenario throws on a hang (nothing left to wait for, rows still unanswered).
 			const result = await runScenario(scenario, 20);
 			expect(result.rowsAnswered).toBe(scenario.rows * scenario.processes * scenario.executions);
 		}
 	});
 
-	it.each(['seconds', 'http-date'] as const)('whatever the limiter, a spent daily quota whose 429 says until when (Retry-After in %s) fails its rows within a second or two', async (retryAfter) => {
-		for (const drawn of drawScenarios(21, 12)) {
-			const { registry } = drawn;
-			const scenario = { ...drawn, spentQuota: true, registry: { ...registry, retryAfter, limiter: { ...registry.limiter, dailyQuota: 0 } } };
-			const result = await runScenario(scenario, 21);
-			expect(result.rowsAnswered).toBe(scenario.rows * scenario.processes * scenario.executions);
-			expect(result.ms).toBeLessThan(2_500 + 4 * (registry.latencyMs + registry.jitterMs));
-		}
-	});
+	it.each(['seconds', 'http-date'] as const)(
+		'whatever the limiter, a spent daily quota whose 429 says until when (Retry-After in %s) fails its rows within a second or two',
+		async (retryAfter) => {
+			for (const drawn of drawScenarios(21, 12)) {
+				const { registry } = drawn;
+				const scenario = {
+					...drawn,
+					spentQuota: true,
+					registry: { ...registry, retryAfter, limiter: { ...registry.limiter, dailyQuota: 0 } },
+				};
+				const result = await runScenario(scenario, 21);
+				expect(result.rowsAnswered).toBe(scenario.rows * scenario.processes * scenario.executions);
+				expect(result.ms).toBeLessThan(2_500 + 4 * (registry.latencyMs + registry.jitterMs));
+			}
+		},
+	);
 
 	it('is deterministic for a seed', async () => {
 		const [scenario] = drawScenarios(3, 1);

@@ -1,4 +1,9 @@
-import { backoffMs, CircuitBreaker, OUTAGE_TOLERANCE_MS, RetryBudget } from '../../../nodes/shared/transport/retryPolicy';
+import {
+	backoffMs,
+	CircuitBreaker,
+	OUTAGE_TOLERANCE_MS,
+	RetryBudget,
+} from '../../../nodes/shared/transport/retryPolicy';
 
 describe('backoff', () => {
 	it('is full jitter under a capped exponential step', () => {

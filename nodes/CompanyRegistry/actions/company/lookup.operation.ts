@@ -1,7 +1,18 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { companyFields, requestOptions, sortedOptions } from '../../../shared/descriptions';
-import { errorItem, inputRows, lookUpRows, type CompanyRow, type RequestOptionValues } from '../../../shared/lookupPipeline';
+import {
+	errorItem,
+	inputRows,
+	lookUpRows,
+	type CompanyRow,
+	type RequestOptionValues,
+} from '../../../shared/lookupPipeline';
 
 export const description: INodeProperties[] = [
 	...companyFields('lookUp'),
@@ -23,7 +34,10 @@ export const description: INodeProperties[] = [
  * display option does.
  */
 export function runsAsTool(this: IExecuteFunctions): boolean {
-	return (typeof this.isToolExecution === 'function' && this.isToolExecution()) || this.getNode().type.endsWith('Tool');
+	return (
+		(typeof this.isToolExecution === 'function' && this.isToolExecution()) ||
+		this.getNode().type.endsWith('Tool')
+	);
 }
 
 /**
@@ -34,7 +48,9 @@ export function runsAsTool(this: IExecuteFunctions): boolean {
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const asTool = runsAsTool.call(this);
 	const options = this.getNodeParameter('options', 0, {}) as RequestOptionValues;
-	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: !asTool && !this.continueOnFail() });
+	const rows = await lookUpRows(this, inputRows(this), options, {
+		stopAtFirstFailure: !asTool && !this.continueOnFail(),
+	});
 	if (asTool) return [rows.map(toolAnswer)];
 
 	const registered: INodeExecutionData[] = [];
@@ -42,7 +58,10 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	for (const row of rows) {
 		if (row.kind === 'record') {
 			// The record as the API returned it, plus the key that joins it back to its row.
-			const item = { json: { ...row.record, lookup: { ...row.key } } as IDataObject, pairedItem: { item: row.itemIndex } };
+			const item = {
+				json: { ...row.record, lookup: { ...row.key } } as IDataObject,
+				pairedItem: { item: row.itemIndex },
+			};
 			(row.record.isRegistered ? registered : notRegistered).push(item);
 		} else {
 			// A failed check must never pass for a registered company: failed rows leave by Not
@@ -60,14 +79,25 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
  */
 function toolAnswer(row: CompanyRow): INodeExecutionData {
 	if (row.kind === 'record') {
-		return { json: { ...row.record, lookup: { ...row.key } } as IDataObject, pairedItem: { item: row.itemIndex } };
+		return {
+			json: { ...row.record, lookup: { ...row.key } } as IDataObject,
+			pairedItem: { item: row.itemIndex },
+		};
 	}
 	const { error } = row;
-	const text = error.description ? `${error.message.replace(/\.$/, '')}. ${error.description}` : error.message;
-	return { json: { error: text, ...(row.key ? { lookup: { ...row.key } } : {}) }, pairedItem: { item: row.itemIndex } };
+	const text = error.description
+		? `${error.message.replace(/\.$/, '')}. ${error.description}`
+		: error.message;
+	return {
+		json: { error: text, ...(row.key ? { lookup: { ...row.key } } : {}) },
+		pairedItem: { item: row.itemIndex },
+	};
 }
 
 /** Where every row goes when the operation itself failed: the output that error items take. */
-export function failedRowsOutput(this: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[][] {
+export function failedRowsOutput(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): INodeExecutionData[][] {
 	return runsAsTool.call(this) ? [items] : [[], items];
 }
