@@ -186,9 +186,10 @@ export function registryRequest(
 			},
 		);
 		try {
-			const first = await Promise.race([sent, timedOut]);
-			// Past the deadline, the deadline's reading of what stalled is the answer.
-			return expired ? ((await timedOut) ?? TIMED_OUT) : (first ?? (await sent));
+			// An answer that settles after the deadline is not the answer: the deadline's reading of what stalled is.
+			const sentInTime = sent.then((answer) => (expired ? undefined : answer));
+			const first = await Promise.race([sentInTime, timedOut]);
+			return first ?? (expired ? ((await timedOut) ?? TIMED_OUT) : await sent);
 		} finally {
 			abort.abort();
 			executionSignal?.removeEventListener('abort', stop);
