@@ -228,9 +228,18 @@ export async function lookUpRows(
 	}
 
 	const tokenWasStored = String(credentials.accessToken ?? '') !== '';
-	const secretsAtStart = secretsIn(credentials);
+	// Every token the credential held during the run, not only the first and the last: a token fetched
+	// and then renewed within the run was sent to the registry, which may echo it.
+	const secretsSeen = new Set(secretsIn(credentials));
+	const tracked = new Proxy(credentials, {
+		set(target, field, value: unknown) {
+			if (field === 'accessToken' && typeof value === 'string' && value !== '')
+				secretsSeen.add(value);
+			return Reflect.set(target, field, value);
+		},
+	});
 	const { id = '', name = '' } = node.credentials?.[CREDENTIAL_TYPE] ?? {};
-	const credential = { id: id ?? '', name, type: CREDENTIAL_TYPE, data: credentials };
+	const credential = { id: id ?? '', name, type: CREDENTIAL_TYPE, data: tracked };
 	// Under Retry On Fail, rows the registry answered in an earlier try of this node run are not sent again.
 	const answered = AnsweredLookups.forTry(
 		nodeRunOf(context),
@@ -252,7 +261,7 @@ export async function lookUpRows(
 			grantedScopes: async () => scopesOf(credentials.accessToken),
 			reloadCredential: async () => {
 				try {
-					Object.assign(credentials, await context.getCredentials(CREDENTIAL_TYPE));
+					Object.assign(tracked, await context.getCredentials(CREDENTIAL_TYPE));
 				} catch {
 					// The copy read at the start still works: n8n fetches a token for it if need be.
 				}
@@ -261,8 +270,8 @@ export async function lookUpRows(
 		{ stopAtFirstFailure },
 	);
 
-	// n8n wrote any renewed token into the credential: outputs and errors carry neither the old nor the new one.
-	const secrets = [...secretsAtStart, ...secretsIn(credentials)];
+	// n8n wrote any renewed token into the credential: outputs and errors carry none of them.
+	const secrets = [...secretsSeen, ...secretsIn(credentials)];
 	const results = Array.from({ length: rows.count }, (_, itemIndex): CompanyRow => {
 		const outcome = outcomes[itemIndex];
 		const key = keys[itemIndex];
