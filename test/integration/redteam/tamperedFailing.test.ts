@@ -13,7 +13,8 @@ import {
 // hand-edited workflow or an imported one (a workflow's JSON carries its static data). A `failing`
 // entry whose `since` is a number no Date holds passed its schema, and `toISOString()` threw a
 // RangeError in every poll in which that company failed: the trigger reported nothing more, for any
-// company, until the static data was cleared.
+// company, until the static data was cleared. A snapshot's day (`d`) is checked only to be a
+// whole number: one past the Date range threw the same way from `lastCheckedOn`.
 
 const TRIGGER = 'Company Registry Trigger';
 
@@ -61,6 +62,30 @@ describe("a tampered 'failing' entry in the trigger's static data", () => {
 		engine.restart();
 
 		inactive = true;
+		const events = (await engine.poll(triggerWorkflow(), TRIGGER))?.[0].map((item) => [
+			item.json.event,
+			(item.json.lookup as IDataObject).companyId,
+		]);
+		expect(events).toContainEqual(['turnedInactive', '09876543']);
+		expect(events).toContainEqual(['checkFailed', 'HRB12345']);
+	});
+	it('a snapshot whose day is no valid date: the poll still reports the failed check and the other changes', async () => {
+		let failing = false;
+		registry.lookup = (request, response) => {
+			if (failing && String(request.url).includes('HRB12345'))
+				json(response, 500, { message: 'down' });
+			else json(response, 200, { ...GOOD_RECORD, status: failing ? 'Inactive' : 'Active' });
+		};
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		await engine.poll(triggerWorkflow(), TRIGGER);
+		const saved = engine.staticDataOf('trigger-workflow');
+		const nodeKey = Object.keys(saved).find((key) => key.includes(TRIGGER))!;
+		const companies = (saved[nodeKey] as IDataObject).companies as Record<string, IDataObject>;
+		companies['de/HRB12345'] = { ...companies['de/HRB12345'], d: 1e12 };
+		engine.setStaticData(saved, 'trigger-workflow');
+		engine.restart();
+
+		failing = true;
 		const events = (await engine.poll(triggerWorkflow(), TRIGGER))?.[0].map((item) => [
 			item.json.event,
 			(item.json.lookup as IDataObject).companyId,
