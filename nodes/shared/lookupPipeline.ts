@@ -113,6 +113,21 @@ export function lookupSettings(
 }
 
 /**
+ * The Options collection, each option read for row 0, except Language: it may be an expression that
+ * differs per row, and inputRows reads it per row. Read with the rest for row 0, its failing there would
+ * fail every row.
+ */
+export function sharedOptions<T extends RequestOptionValues>(context: IExecuteFunctions): T {
+	const set = context.getNode().parameters.options;
+	if (typeof set !== 'object' || set === null || Array.isArray(set))
+		return context.getNodeParameter('options', 0, {}) as unknown as T;
+	const names = Object.keys(set).filter((name) => name !== 'language');
+	return Object.fromEntries(
+		names.map((name) => [name, context.getNodeParameter(`options.${name}`, 0)]),
+	) as unknown as T;
+}
+
+/**
  * How an operation names its rows: how many there are, and the lookup key of each (throwing
  * LookupInputError, or whatever an expression throws, for a row that cannot be looked up).
  */
