@@ -273,7 +273,7 @@ export class CompanyRegistryApi implements ICredentialType {
 	 */
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
 			url: '/v1/company/de/HRB12345',
 			disableFollowRedirect: true,
 			sendCredentialsOnCrossOriginRedirect: false,
