@@ -14,13 +14,12 @@ import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/trans
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
 import { wait } from '../nodes/shared/transport/wait';
 
-/** Interface document, "Token response". */
-const tokenResponseSchema = z.object({
-	access_token: z.string().min(1),
-	token_type: z.string().optional(),
-	expires_in: z.number().optional(),
-	scope: z.string().optional(),
-});
+/**
+ * Interface document, "Token response": only access_token is used. The other fields are not checked:
+ * token endpoints write them in other types (Azure AD v1 sends expires_in as a string, others null or a
+ * scope list), and refusing the whole answer for a field nobody reads would break the credential.
+ */
+const tokenResponseSchema = z.object({ access_token: z.string().min(1) });
 
 /** An OAuth error answer (RFC 6749 5.2). */
 const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string().optional() });
@@ -274,7 +273,7 @@ export class CompanyRegistryApi implements ICredentialType {
 	 */
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
 			url: '/v1/company/de/HRB12345',
 			disableFollowRedirect: true,
 			sendCredentialsOnCrossOriginRedirect: false,

@@ -113,6 +113,21 @@ export function lookupSettings(
 }
 
 /**
+ * The Options collection, each option read for row 0, except Language: it may be an expression that
+ * differs per row, and inputRows reads it per row. Read with the rest for row 0, its failing there would
+ * fail every row.
+ */
+export function sharedOptions<T extends RequestOptionValues>(context: IExecuteFunctions): T {
+	const set = context.getNode().parameters.options;
+	if (typeof set !== 'object' || set === null || Array.isArray(set))
+		return context.getNodeParameter('options', 0, {}) as unknown as T;
+	const names = Object.keys(set).filter((name) => name !== 'language');
+	return Object.fromEntries(
+		names.map((name) => [name, context.getNodeParameter(`options.${name}`, 0)]),
+	) as unknown as T;
+}
+
+/**
  * How an operation names its rows: how many there are, and the lookup key of each (throwing
  * LookupInputError, or whatever an expression throws, for a row that cannot be looked up).
  */
@@ -228,9 +243,18 @@ export async function lookUpRows(
 	}
 
 	const tokenWasStored = String(credentials.accessToken ?? '') !== '';
-	const secretsAtStart = secretsIn(credentials);
+	// Every token the credential held during the run, not only the first and the last: a token fetched
+	// and then renewed within the run was sent to the registry, which may echo it.
+	const secretsSeen = new Set(secretsIn(credentials));
+	const tracked = new Proxy(credentials, {
+		set(target, field, value: unknown) {
+			if (field === 'accessToken' && typeof value === 'string' && value !== '')
+				secretsSeen.add(value);
+			return Reflect.set(target, field, value);
+		},
+	});
 	const { id = '', name = '' } = node.credentials?.[CREDENTIAL_TYPE] ?? {};
-	const credential = { id: id ?? '', name, type: CREDENTIAL_TYPE, data: credentials };
+	const credential = { id: id ?? '', name, type: CREDENTIAL_TYPE, data: tracked };
 	// Under Retry On Fail, rows the registry answered in an earlier try of this node run are not sent again.
 	const answered = AnsweredLookups.forTry(
 		nodeRunOf(context),
@@ -252,7 +276,7 @@ export async function lookUpRows(
 			grantedScopes: async () => scopesOf(credentials.accessToken),
 			reloadCredential: async () => {
 				try {
-					Object.assign(credentials, await context.getCredentials(CREDENTIAL_TYPE));
+					Object.assign(tracked, await context.getCredentials(CREDENTIAL_TYPE));
 				} catch {
 					// The copy read at the start still works: n8n fetches a token for it if need be.
 				}
@@ -261,8 +285,8 @@ export async function lookUpRows(
 		{ stopAtFirstFailure },
 	);
 
-	// n8n wrote any renewed token into the credential: outputs and errors carry neither the old nor the new one.
-	const secrets = [...secretsAtStart, ...secretsIn(credentials)];
+	// n8n wrote any renewed token into the credential: outputs and errors carry none of them.
+	const secrets = [...secretsSeen, ...secretsIn(credentials)];
 	const results = Array.from({ length: rows.count }, (_, itemIndex): CompanyRow => {
 		const outcome = outcomes[itemIndex];
 		const key = keys[itemIndex];

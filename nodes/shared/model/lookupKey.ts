@@ -147,6 +147,17 @@ export function normalizeUsState(input: unknown): string {
 /** Normalises and checks one row before any request is made. Throws LookupInputError. */
 export function toLookupKey(fields: LookupFields): LookupKey {
 	const countryCode = normalizeCountry(fields.country);
+	if (
+		typeof fields.companyId === 'number' &&
+		Number.isFinite(fields.companyId) &&
+		Math.abs(fields.companyId) > Number.MAX_SAFE_INTEGER
+	) {
+		// Past 2^53 a number is no longer the id that was typed: it would look up another company.
+		throw new LookupInputError(
+			`Company ID is the number ${String(fields.companyId)}, too long to be held exactly as a number; give it as text`,
+			COMPANY_ID_ACCEPTED,
+		);
+	}
 	const companyId = fieldText('Company ID', fields.companyId, COMPANY_ID_ACCEPTED);
 	if (companyId === '') throw new LookupInputError('Company ID is empty', COMPANY_ID_ACCEPTED);
 	if (/^\.+$/.test(companyId)) {

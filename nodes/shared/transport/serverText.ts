@@ -19,19 +19,33 @@ const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
 /** C0 and C1 controls and bidirectional formatting characters, which could forge or reorder lines. */
 const CONTROL = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 
-/** Removes every occurrence of the given secrets (also URL-encoded or JSON-escaped), and nothing else. */
+/**
+ * The ways servers write a secret back: as sent; percent-encoded with upper-case hex (encodeURIComponent,
+ * most stacks), lower-case hex (.NET's UrlEncode) or `+` for spaces (forms); JSON-escaped, also with `\/`
+ * for `/` (PHP's json_encode, JSON nested in a message).
+ */
+function writingsOf(secret: string): Set<string> {
+	const percent = encodeURIComponent(secret);
+	const lowerHex = percent.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+	const json = JSON.stringify(secret).slice(1, -1);
+	return new Set([
+		secret,
+		percent,
+		lowerHex,
+		percent.replace(/%20/g, '+'),
+		lowerHex.replace(/%20/g, '+'),
+		json,
+		json.replace(/\//g, '\\/'),
+	]);
+}
+
+/** Removes every occurrence of the given secrets, in each of the writings above, and nothing else. */
 export function removeSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
 	let result = text;
 	for (const secret of secrets) {
 		// Very short values would redact ordinary words; a real secret or token is longer.
 		if (!secret || secret.length < 4) continue;
-		for (const form of new Set([
-			secret,
-			encodeURIComponent(secret),
-			JSON.stringify(secret).slice(1, -1),
-		])) {
-			result = result.split(form).join(REDACTED);
-		}
+		for (const form of writingsOf(secret)) result = result.split(form).join(REDACTED);
 	}
 	return result;
 }

@@ -10,6 +10,7 @@ import {
 	errorItem,
 	inputRows,
 	lookUpRows,
+	sharedOptions,
 	type CompanyRow,
 	type RequestOptionValues,
 } from '../../../shared/lookupPipeline';
@@ -47,7 +48,7 @@ export function runsAsTool(this: IExecuteFunctions): boolean {
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const asTool = runsAsTool.call(this);
-	const options = this.getNodeParameter('options', 0, {}) as RequestOptionValues;
+	const options = sharedOptions<RequestOptionValues>(this);
 	const rows = await lookUpRows(this, inputRows(this), options, {
 		stopAtFirstFailure: !asTool && !this.continueOnFail(),
 	});

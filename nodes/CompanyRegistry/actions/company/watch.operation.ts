@@ -16,6 +16,7 @@ import {
 	errorItem,
 	inputRows,
 	lookUpRows,
+	sharedOptions,
 	type RequestOptionValues,
 } from '../../../shared/lookupPipeline';
 import { detectChanges } from '../../../shared/watch/detector';
@@ -82,7 +83,7 @@ interface WatchOptions extends RequestOptionValues {
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const continueOnFail = this.continueOnFail();
-	const options = this.getNodeParameter('options', 0, {}) as WatchOptions;
+	const options = sharedOptions<WatchOptions>(this);
 	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: false });
 	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
 	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));

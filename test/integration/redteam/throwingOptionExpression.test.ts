@@ -1,0 +1,38 @@
+import { engineFor, runRows } from '../../../harness/fixtures';
+import {
+	GOOD_RECORD,
+	json,
+	scriptedRegistry,
+	type ScriptedRegistry,
+} from '../../support/scriptedRegistry';
+
+// Red team: Language is read per row when it is an expression, and a row whose expression throws
+// fails alone. But the node first reads the whole Options collection for row 0, which evaluates that
+// expression for row 0 too: when it threw there, every row failed with row 0's error.
+
+describe('a Language expression that throws on the first row only', () => {
+	let registry: ScriptedRegistry;
+	beforeEach(async () => {
+		registry = await scriptedRegistry((_request, response) => json(response, 200, GOOD_RECORD));
+	});
+	afterEach(async () => await registry.close());
+
+	it('fails the first row alone', async () => {
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const { registered, notRegistered, errors } = await runRows(
+			engine,
+			[
+				{ country: 'de', companyId: 'HRB1' },
+				{ country: 'de', companyId: 'HRB2', lang: 'EN' },
+				{ country: 'de', companyId: 'HRB3', lang: 'DE' },
+			],
+			{
+				onError: 'continueErrorOutput',
+				options: { language: "={{ $json.lang || $('No Such Node').first().json.lang }}" },
+			},
+		);
+		expect(errors.map((item) => item.pairedItem)).toEqual([{ item: 0 }]);
+		expect(registered.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
+		expect(notRegistered).toHaveLength(0);
+	});
+});
