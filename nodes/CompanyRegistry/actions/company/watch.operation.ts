@@ -32,6 +32,7 @@ import {
 } from '../../../shared/watch/snapshot';
 import { watchClock } from '../../../shared/watch/clock';
 import { badInputItemJson, checkFailedItemJson } from '../../../shared/watch/failedChecks';
+import { withEarlierTries } from '../../../shared/watch/earlierTries';
 
 const show = { resource: ['company'], operation: ['watch'] };
 
@@ -110,10 +111,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const items = new Map<number, INodeExecutionData>();
 	let found: FoundChange[] | undefined;
 	try {
-		found = await detectChanges(memory, looked, unchecked, {
-			now,
-			reportFirstSightings: options.reportFirstSightings === true,
-		});
+		found = withEarlierTries(
+			this.getInputData(),
+			await detectChanges(memory, looked, unchecked, {
+				now,
+				reportFirstSightings: options.reportFirstSightings === true,
+			}),
+		);
 	} catch (error) {
 		// Without its memory the watch cannot tell a change: every looked-up company fails, none is a change,
 		// and the memory stays as the last run left it (the static data changes only once the store has answered).
@@ -138,7 +142,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			pairedItem: { item: change.itemIndex },
 		});
 	}
-	if (continueOnFail) for (const row of failures) items.set(row.itemIndex, errorItem(row));
+	// A change an earlier try found leaves now or never (the memory has moved on): it keeps its row even
+	// where this try's lookup failed.
+	const free = (itemIndex: number) => !items.has(itemIndex);
+	if (continueOnFail)
+		for (const row of failures) {
+			if (free(row.itemIndex)) items.set(row.itemIndex, errorItem(row));
+		}
 	else {
 		for (const row of failures) {
 			if (row.key) continue;
@@ -148,6 +158,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			});
 		}
 		for (const check of failedChecks) {
+			if (!free(check.itemIndex)) continue;
 			items.set(check.itemIndex, {
 				json: checkFailedItemJson(check, now) as IDataObject,
 				pairedItem: { item: check.itemIndex },
