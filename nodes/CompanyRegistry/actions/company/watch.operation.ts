@@ -30,7 +30,7 @@ import {
 	watchKey,
 	type FoundChange,
 } from '../../../shared/watch/snapshot';
-import { watchClock } from '../../../shared/watch/clock';
+import { realClock, type Clock } from '../../../shared/transport/wait';
 import { badInputItemJson, checkFailedItemJson } from '../../../shared/watch/failedChecks';
 import { withEarlierTries } from '../../../shared/watch/earlierTries';
 
@@ -81,7 +81,11 @@ interface WatchOptions extends RequestOptionValues {
  * that cannot be checked never holds back the alerts of the rest; only a run where nothing could be
  * checked (a broken credential, the registry down) fails. Under "continue" it leaves as an error item.
  */
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	/** The real clock in n8n (the router passes none); a virtual one where a test moves time on. */
+	clock: Clock = realClock,
+): Promise<INodeExecutionData[][]> {
 	const continueOnFail = this.continueOnFail();
 	const options = this.getNodeParameter('options', 0, {}) as WatchOptions;
 	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: false });
@@ -91,7 +95,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	// it leaves as a checkFailed item of kind 'input', below.
 	if (!continueOnFail && looked.length === 0 && failures.length > 0) throw failures[0].error;
 
-	const now = watchClock.now();
+	const now = new Date(clock.now());
 	const { memory, notebook } = watchMemory(this, options, now);
 	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
 	// Read before the memory is written: the day of each failing company's last successful check.
