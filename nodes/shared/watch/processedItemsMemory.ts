@@ -182,7 +182,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			await this.undoRecorded();
 			throw error;
 		});
-		this.recordedNew.push(...secondNew);
+		// One by one: spread into push, hundreds of thousands of entries overflow the call stack.
+		for (const entry of secondNew) this.recordedNew.push(entry);
 		// Every entry step 3 would write was held (unchanged companies hold their four: the full entry is
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
 		this.rowIsCurrent = !storeIsNew && firstNew?.size === 0 && secondNew.size === 0;

@@ -263,3 +263,29 @@ describe("the processed-items store's row (issue 22)", () => {
 		expect(store.entriesOf('w', 'n')).toBe(12);
 	});
 });
+
+describe('a long list the store does not know (issue 22)', () => {
+	it('30,000 companies new to a store that holds others: a new baseline, not a stack overflow', async () => {
+		const store = new HarnessStore();
+		const run = async (count: number, offset: number) =>
+			await detectChanges(
+				new ProcessedItemsMemory(helpersOf(store)),
+				Array.from({ length: count }, (_, itemIndex) => ({
+					key: { countryCode: 'de', companyId: `HRB${offset + itemIndex}` },
+					record: {
+						isRegistered: true,
+						officialName: `Company ${itemIndex} GmbH`,
+						status: 'Active',
+						registrationDate: '2001-01-01',
+					} as CompanyRecord,
+					itemIndex,
+				})),
+				[],
+				{ now: new Date(Date.UTC(2026, 0, 1)), reportFirstSightings: false },
+			);
+		expect(await run(1, 0)).toEqual([]);
+		// Each is asked for its status, name and address: some 200,000 questions in one call.
+		expect(await run(30_000, 1)).toEqual([]);
+		expect(store.entriesOf('w', 'n')).toBe(120_000);
+	});
+});
