@@ -43,43 +43,63 @@ const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
 
 /**
  * One entry: JSON, so that no company id, name or address can pose as another entry (the forms of earlier
- * versions). Built by hand from the JSON of each part: the same text as JSON.stringify of the array, at a
- * fraction of its cost over 400,000 entries a run.
+ * versions). Put together from the JSON of each part (the same text as JSON.stringify of the array), so
+ * that a company's four entries turn its id, name and address into JSON once.
  */
 const json = (value: string | undefined) => JSON.stringify(value ?? null);
 const statusEntry = (id: string, status: CompanySnapshot['s'], idJson = json(id)) =>
 	`[${idJson},"status","${status}"]`;
-const nameEntry = (id: string, name: string | undefined, idJson = json(id)) =>
-	`[${idJson},"name",${json(name)}]`;
-const addressEntry = (id: string, address: string | undefined, idJson = json(id)) =>
-	`[${idJson},"address",${json(address)}]`;
+const nameEntry = (
+	id: string,
+	name: string | undefined,
+	idJson = json(id),
+	nameJson = json(name),
+) => `[${idJson},"name",${nameJson}]`;
+const addressEntry = (
+	id: string,
+	address: string | undefined,
+	idJson = json(id),
+	addressJson = json(address),
+) => `[${idJson},"address",${addressJson}]`;
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */
 const detailsUnknownEntry = (id: string) => `[${json(id)},"details","unknown"]`;
 
-function fullEntry(id: string, snapshot: Omit<CompanySnapshot, 'd'>, idJson = json(id)): string {
+function fullEntry(
+	id: string,
+	snapshot: Omit<CompanySnapshot, 'd'>,
+	idJson = json(id),
+	nameJson = json(snapshot.n),
+	addressJson = json(snapshot.a),
+): string {
 	// Not registered: the status says all.
 	if (snapshot.s === 'N') return statusEntry(id, 'N', idJson);
-	return `[${idJson},"company","${snapshot.s}",${json(snapshot.n)},${json(snapshot.a)}]`;
+	return `[${idJson},"company","${snapshot.s}",${nameJson},${addressJson}]`;
 }
 
-/** Appends a company's entries, in the order that keeps them safe from n8n's trimming (see above). */
+/**
+ * Appends a company's entries, in the order that keeps them safe from n8n's trimming (see above); returns
+ * its full entry.
+ */
 function pushEntriesOf(
 	entries: string[],
 	id: string,
 	snapshot: Omit<CompanySnapshot, 'd'>,
-	full?: string,
-): void {
+): string {
 	const idJson = json(id);
 	if (snapshot.s === 'N') {
-		entries.push(full ?? statusEntry(id, 'N', idJson));
-		return;
+		const full = statusEntry(id, 'N', idJson);
+		entries.push(full);
+		return full;
 	}
+	const [nameJson, addressJson] = [json(snapshot.n), json(snapshot.a)];
+	const full = fullEntry(id, snapshot, idJson, nameJson, addressJson);
 	entries.push(
-		full ?? fullEntry(id, snapshot, idJson),
+		full,
 		statusEntry(id, snapshot.s, idJson),
-		nameEntry(id, snapshot.n, idJson),
-		addressEntry(id, snapshot.a, idJson),
+		nameEntry(id, snapshot.n, idJson, nameJson),
+		addressEntry(id, snapshot.a, idJson, addressJson),
 	);
+	return full;
 }
 
 function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
@@ -91,8 +111,8 @@ function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 export class ProcessedItemsMemory implements WatchMemory {
 	/** What `remember` writes for companies this run could not check (or did not name): their previous entries. */
 	private carried: string[] = [];
-	/** Each named company's whole-record entry, made once a run. */
-	private readonly fullEntries = new Map<string, string>();
+	/** What step 3 writes for the companies named now, made once a run (in recall). */
+	private currentEntries: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
 	/**
@@ -129,8 +149,13 @@ export class ProcessedItemsMemory implements WatchMemory {
 		);
 
 		// 1. The full entries: one per company named now, and the static data's for those not checked.
-		this.fullEntries.clear();
-		for (const [id, snapshot] of current) this.fullEntries.set(id, fullEntry(id, snapshot));
+		this.currentEntries = [];
+		const ids: string[] = [];
+		const fullEntries: string[] = [];
+		for (const [id, snapshot] of current) {
+			ids.push(id);
+			fullEntries.push(pushEntriesOf(this.currentEntries, id, snapshot));
+		}
 		const notebookEntries = absent.flatMap((id) => {
 			const snapshot = saved(id);
 			return snapshot ? [fullEntry(id, snapshot)] : [];
@@ -141,11 +166,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		this.previousOfChanged = new Map();
 		const firstNew = storeIsNew
 			? undefined
-			: await this.record([...this.fullEntries.values(), ...notebookEntries]);
+			: await this.record(fullEntries.concat(notebookEntries));
 		if (firstNew) this.recordedNew = [...firstNew];
-		const changed = firstNew
-			? [...current.keys()].filter((id) => firstNew.has(this.fullEntries.get(id)!))
-			: [...current.keys()];
+		const changed = firstNew ? ids.filter((_id, index) => firstNew.has(fullEntries[index])) : ids;
 		const carriedWhole = firstNew
 			? absent.filter((id) => {
 					const snapshot = saved(id);
@@ -266,9 +289,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
 	): Promise<void> {
-		const entries = [...this.carried];
-		for (const [id, snapshot] of current)
-			pushEntriesOf(entries, id, snapshot, this.fullEntries.get(id));
+		// `current` is what recall was given: its entries were made there.
+		const entries = this.carried.concat(this.currentEntries);
 		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
 		if (!this.rowIsCurrent || entries.length !== this.heldBefore) {
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
@@ -294,8 +316,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		for (const [id, snapshot] of current) {
 			const previous = this.previousOfChanged.get(id);
 			if (previous) entries.push(...previous);
-			else if (!this.changed.has(id))
-				pushEntriesOf(entries, id, snapshot, this.fullEntries.get(id));
+			else if (!this.changed.has(id)) pushEntriesOf(entries, id, snapshot);
 		}
 		return entries;
 	}
