@@ -8,7 +8,12 @@
 //    time from the sandbox's last lookup to the end of the run (the sandbox runs in this process; its
 //    100,000 lookups take minutes on a shared machine, so that size runs only in part 1).
 // The last line is part 1's 100,000 run.
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+import type { IDataDeduplicator, IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { REGISTRY_NODE, engineFor } from '../harness/fixtures';
 import { loadWorkflow } from '../harness/engine';
@@ -22,6 +27,7 @@ import {
 } from '../nodes/shared/watch/processedItemsMemory';
 import type { StoredCompany } from '../sandbox/registry';
 import { startSandbox } from '../sandbox/server';
+import { n8nDir } from '../scripts/lib/realN8n';
 
 const SIZES = [1_000, 10_000, 100_000];
 const ENGINE_SIZES = [1_000, 10_000];
@@ -54,6 +60,8 @@ interface RunFigures {
 	missed: number;
 	/** Of ownCpuS, in n8n's store code. */
 	storeCpuS?: number;
+	/** Of ownCpuS, n8n reading and writing the static data (JSON). */
+	staticCpuS?: number;
 }
 
 /** The record the sandbox answers for a stored company. */
@@ -68,6 +76,17 @@ const recordOf = (company: StoredCompany): CompanyRecord =>
 
 /** CPU time spent in n8n's store code (hashing, its Set, copying the row): part of own time, shown apart. */
 let storeCpuUs = 0;
+/** CPU time n8n spends loading and saving the static data (JSON): part of own time, shown apart. */
+let staticCpuUs = 0;
+async function timedStatic<T>(call: () => T): Promise<T> {
+	const started = process.cpuUsage();
+	try {
+		return call();
+	} finally {
+		const used = process.cpuUsage(started);
+		staticCpuUs += used.user + used.system;
+	}
+}
 async function timed<T>(call: () => Promise<T>): Promise<T> {
 	const started = process.cpuUsage();
 	try {
@@ -78,21 +97,64 @@ async function timed<T>(call: () => Promise<T>): Promise<T> {
 	}
 }
 
-function helpersOf(store: HarnessStore): ProcessedItemsStore {
+/**
+ * n8n 2.41.1's own DeduplicationHelper (with an empty table of its own), from the real n8n that npm run test:n8n prepares (absent: none),
+ * with its database table stood in for by a map of JSON text: n8n keeps the row's value in a JSON column,
+ * so each call reads and parses the whole row and writes it back serialised. The SQL itself is not timed.
+ */
+function realN8nStore(): IDataDeduplicator | undefined {
+	const n8n = join(n8nDir, 'node_modules', 'n8n');
+	if (!existsSync(join(n8n, 'dist', 'deduplication', 'deduplication-helper.js'))) return undefined;
+	const load = createRequire(join(n8n, 'package.json'));
+	const { Container } = load('@n8n/di') as {
+		Container: { set(token: unknown, value: unknown): void };
+	};
+	const { ProcessedDataRepository } = load('@n8n/db') as { ProcessedDataRepository: unknown };
+	const { DeduplicationHelper } = load('./dist/deduplication/deduplication-helper.js') as {
+		DeduplicationHelper: new () => IDataDeduplicator;
+	};
+	interface Where {
+		workflowId: string;
+		context: string;
+	}
+	const table = new Map<string, string>();
+	const keyOf = (where: Where) => `${where.workflowId} ${where.context}`;
+	Container.set(ProcessedDataRepository, {
+		findOne: async ({ where }: { where: Where }) => {
+			const text = table.get(keyOf(where));
+			return text === undefined ? null : { ...where, value: JSON.parse(text) as unknown };
+		},
+		insert: async (row: Where & { value: unknown }) =>
+			void table.set(keyOf(row), JSON.stringify(row.value)),
+		update: async (where: Where, row: { value: unknown }) =>
+			void table.set(keyOf(where), JSON.stringify(row.value)),
+		delete: async (where: Where) => void table.delete(keyOf(where)),
+	});
+	return new DeduplicationHelper();
+}
+
+function helpersOf(store: IDataDeduplicator): ProcessedItemsStore {
 	const context = { workflow: { id: 'watch-workflow' }, node: { id: 'watch-node' } } as never;
 	return {
 		checkProcessedAndRecord: async (items, scope, options) =>
 			await timed(async () => await store.checkProcessedAndRecord(items, scope, context, options)),
-		clearAllProcessedItems: async (scope) =>
-			await timed(async () => await store.clearAllProcessedItems(scope, context)),
+		clearAllProcessedItems: async (scope, options) =>
+			await timed(async () => await store.clearAllProcessedItems(scope, context, options)),
 		getProcessedDataCount: async (scope, options) =>
 			await timed(async () => await store.getProcessedDataCount(scope, context, options)),
 	};
 }
 
-export async function memoryRuns(size: number): Promise<string> {
+/** Own time, and how much of it is n8n's: its store code, its static data JSON; the rest is the package's. */
+const split = (run: RunFigures) =>
+	`own_cpu_s=${run.ownCpuS.toFixed(3)} (n8n store ${run.storeCpuS!.toFixed(3)}, n8n static data ${run.staticCpuS!.toFixed(3)}, package ${(run.ownCpuS - run.storeCpuS! - run.staticCpuS!).toFixed(3)})`;
+
+export async function memoryRuns(
+	size: number,
+	store: IDataDeduplicator = new HarnessStore(),
+	label = 'harness store',
+): Promise<string> {
 	const stored = companies(size);
-	const store = new HarnessStore();
 	let saved = '{}';
 	peakRss = 0;
 	const sampler = setInterval(sampleRss, 20);
@@ -103,9 +165,10 @@ export async function memoryRuns(size: number): Promise<string> {
 			itemIndex,
 		}));
 		storeCpuUs = 0;
+		staticCpuUs = 0;
 		const started = process.cpuUsage();
 		// n8n loads the static data it saved, the node reads and writes its memory, n8n saves the static data.
-		const staticData = JSON.parse(saved) as Record<string, unknown>;
+		const staticData = await timedStatic(() => JSON.parse(saved) as Record<string, unknown>);
 		const notebook = new StaticDataMemory(staticData, { warn: () => undefined }, () => true);
 		const found = await detectChanges(
 			new ProcessedItemsMemory(helpersOf(store), notebook),
@@ -116,7 +179,7 @@ export async function memoryRuns(size: number): Promise<string> {
 				reportFirstSightings: false,
 			},
 		);
-		saved = JSON.stringify(staticData);
+		saved = await timedStatic(() => JSON.stringify(staticData));
 		const own = process.cpuUsage(started);
 		sampleRss();
 		const falseEvents = found.filter(
@@ -125,6 +188,7 @@ export async function memoryRuns(size: number): Promise<string> {
 		return {
 			ownCpuS: (own.user + own.system) / 1e6,
 			storeCpuS: storeCpuUs / 1e6,
+			staticCpuS: staticCpuUs / 1e6,
 			events: found.length,
 			falseEvents,
 			missed: changed.size - (found.length - falseEvents),
@@ -140,7 +204,7 @@ export async function memoryRuns(size: number): Promise<string> {
 		const second = await run(changed, 2);
 		const rssMb = Math.round(peakRss / 1_048_576);
 		console.log(
-			`memory ${size} companies: baseline own_cpu_s=${baseline.ownCpuS.toFixed(3)} (store ${baseline.storeCpuS!.toFixed(3)}) events=${baseline.events}; after ${changed.size} changes own_cpu_s=${second.ownCpuS.toFixed(3)} (store ${second.storeCpuS!.toFixed(3)}) events=${second.events} false_events=${second.falseEvents} missed=${second.missed}; store entries ${store.entriesOf('watch-workflow', 'watch-node')}, static data ${(saved.length / 1_048_576).toFixed(1)} MB; peak rss_mb=${rssMb}`,
+			`memory (${label}) ${size} companies: baseline ${split(baseline)} events=${baseline.events}; after ${changed.size} changes ${split(second)} events=${second.events} false_events=${second.falseEvents} missed=${second.missed}; store entries ${await store.getProcessedDataCount('node', { workflow: { id: 'watch-workflow' }, node: { id: 'watch-node' } } as never, { mode: 'entries' })}, static data ${(saved.length / 1_048_576).toFixed(1)} MB; peak rss_mb=${rssMb}`,
 		);
 		const ownCpu = Math.max(baseline.ownCpuS, second.ownCpuS);
 		return `bench: scenario=watch-${size} companies=${size} own_cpu_s=${ownCpu.toFixed(3)} rss_mb=${rssMb} false_events=${baseline.falseEvents + second.falseEvents}`;
@@ -152,7 +216,23 @@ export async function memoryRuns(size: number): Promise<string> {
 /** `memoryOnly`: part 1 alone (npm run bench -- --scenario watch --quick). */
 export async function watchBench(memoryOnly = false): Promise<void> {
 	const lines: string[] = [];
-	for (const size of SIZES) lines.push(await memoryRuns(size));
+	// Each size in a process of its own: peak RSS is then that size's. n8n's own store code where it is
+	// installed, after the harness's copy of it: the last lines are then n8n's figures.
+	const stores: Array<'harness' | 'n8n'> = ['harness'];
+	if (realN8nStore()) stores.push('n8n');
+	else
+		console.log('n8n 2.41.1 is not installed (npm run test:n8n prepares it): harness store only');
+	for (const store of stores)
+		for (const size of SIZES) {
+			const output = execFileSync(
+				process.execPath,
+				[...process.execArgv, __filename, CHILD, String(size), store],
+				{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+			).trim();
+			const line = output.split('\n');
+			console.log(line.slice(0, -1).join('\n'));
+			lines.push(line[line.length - 1]);
+		}
 	for (const size of memoryOnly ? [] : ENGINE_SIZES) {
 		const stored = companies(size);
 		const sandbox = await startSandbox({
@@ -208,4 +288,14 @@ export async function watchBench(memoryOnly = false): Promise<void> {
 		}
 	}
 	for (const line of lines) console.log(line);
+}
+
+const CHILD = '--watch-memory-run';
+if (require.main === module && process.argv[2] === CHILD) {
+	const [size, store] = [Number(process.argv[3]), process.argv[4]];
+	void (
+		store === 'n8n'
+			? memoryRuns(size, realN8nStore(), "n8n 2.41.1's DeduplicationHelper")
+			: memoryRuns(size)
+	).then((line) => console.log(line));
 }

@@ -11,6 +11,7 @@ import {
 // which tsx's resolver would otherwise pick.
 import { CompanyRegistry } from '../nodes/CompanyRegistry/CompanyRegistry.node.ts';
 import { CompanyRegistryTrigger } from '../nodes/CompanyRegistryTrigger/CompanyRegistryTrigger.node.ts';
+import type { Clock } from '../nodes/shared/transport/wait';
 
 /** The package's node type name, as n8n names a community node: `<package>.<node name>`. */
 export const PACKAGE = 'n8n-nodes-company-registry';
@@ -91,6 +92,11 @@ export class TestNodeTypes implements INodeTypes {
 		[COMPANY_REGISTRY_TYPE, new CompanyRegistry()],
 		[COMPANY_REGISTRY_TRIGGER_TYPE, new CompanyRegistryTrigger()],
 	]);
+
+	/** The trigger runs on this clock from now on (a test moves time on between polls). */
+	useClock(clock: Clock): void {
+		this.types.set(COMPANY_REGISTRY_TRIGGER_TYPE, new CompanyRegistryTrigger(clock));
+	}
 
 	getByName(nodeType: string): INodeType | IVersionedNodeType {
 		return this.getByNameAndVersion(nodeType);

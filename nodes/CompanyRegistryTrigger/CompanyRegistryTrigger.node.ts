@@ -18,7 +18,7 @@ import {
 import { inputErrorOf, lookUpRows, type RequestOptionValues } from '../shared/lookupPipeline';
 import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
 import { detectChanges } from '../shared/watch/detector';
-import { watchClock } from '../shared/watch/clock';
+import { realClock, type Clock } from '../shared/transport/wait';
 import { checkFailedItemJson, failedChecksToReport } from '../shared/watch/failedChecks';
 import { StaticDataMemory } from '../shared/watch/memory';
 import { FIRST_SEEN, changeItemJson, watchKey } from '../shared/watch/snapshot';
@@ -98,87 +98,101 @@ export class CompanyRegistryTrigger implements INodeType {
 		],
 	};
 
-	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const entries = this.getNodeParameter('companies.company', []) as WatchlistEntry[];
-		const options = this.getNodeParameter('options', {}) as TriggerOptions;
-		// A bad entry is a broken watch: the poll fails, naming the entry, until the list is mended.
-		const keys: LookupKey[] = entries.map((entry, index) => {
-			try {
-				return toLookupKey({
-					country: entry.country,
-					companyId: entry.companyId,
-					state: entry.state,
-					language: options.language,
-				});
-			} catch (error) {
-				throw inputErrorOf(this, error, index, `Company ${index + 1} of the list: `);
-			}
-		});
-		if (keys.length === 0)
-			throw new NodeOperationError(this.getNode(), 'Add at least one company to watch');
+	/** n8n calls poll with its own `this`: the clock reaches it through this closure. */
+	poll: (this: IPollFunctions) => Promise<INodeExecutionData[][] | null>;
 
-		const manual = this.getMode() === 'manual';
-		// A test event needs only the first company.
-		const watched = manual ? keys.slice(0, 1) : keys;
-		const rows = await lookUpRows(
-			this,
-			{ count: watched.length, keyAt: (index) => watched[index] },
-			options,
-			{ stopAtFirstFailure: false },
-		);
-		const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
-		const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
-		// A failed lookup is never a change: the company keeps its last known state.
-		for (const row of failures)
-			this.logger.warn(`Company Registry Trigger: ${row.error.message}`, {
-				company: row.itemIndex + 1,
-			});
-		// Nothing could be checked at all: that is a broken trigger, not a quiet day.
-		if (looked.length === 0 && failures.length > 0) throw failures[0].error;
-
-		const now = watchClock.now();
-		if (manual) {
-			const [first] = looked;
-			return [[{ json: changeItemJson({ ...first, change: FIRST_SEEN }, now) as IDataObject }]];
-		}
-		// The list is the whole watch: companies taken off it are forgotten at once.
-		const listed = new Set(keys.map(watchKey));
-		const staticData = this.getWorkflowStaticData('node');
-		const memory = new StaticDataMemory(staticData, this.logger, (id) => listed.has(id));
-		const failed = failures.flatMap((row) =>
-			row.key
-				? [
-						{
-							key: row.key,
-							itemIndex: row.itemIndex,
-							row,
-							lastCheckedDay: memory.saved(watchKey(row.key))?.d,
-						},
-					]
-				: [],
-		);
-		const found = await detectChanges(
-			memory,
-			looked,
-			failed.map((check) => check.key),
-			{ now, reportFirstSightings: options.reportFirstSightings === true },
-		);
-		// A company that cannot be checked is said, not kept silent: when its failures start, then once an interval.
-		const intervalHours = Number(options.failedCheckInterval ?? 24);
-		const intervalMs =
-			Number.isFinite(intervalHours) && intervalHours > 0 ? intervalHours * 3_600_000 : 0;
-		const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
-		const items = [
-			...found.map((change) => ({
-				itemIndex: change.itemIndex,
-				json: changeItemJson(change, now),
-			})),
-			...report.map((check) => ({
-				itemIndex: check.itemIndex,
-				json: checkFailedItemJson(check, now),
-			})),
-		].sort((a, b) => a.itemIndex - b.itemIndex);
-		if (items.length === 0) return null;
-		return [items.map(({ json }) => ({ json: json as IDataObject }))];
+	/** `clock`: the real one in n8n (which constructs nodes without arguments); a virtual one in tests. */
+	constructor(clock: Clock = realClock) {
+		this.poll = async function (this: IPollFunctions) {
+			return await pollWatchlist(this, clock);
+		};
 	}
+}
+
+/** One poll: checks every listed company, and outputs its changes and the failed checks to report. */
+async function pollWatchlist(
+	context: IPollFunctions,
+	clock: Clock,
+): Promise<INodeExecutionData[][] | null> {
+	const entries = context.getNodeParameter('companies.company', []) as WatchlistEntry[];
+	const options = context.getNodeParameter('options', {}) as TriggerOptions;
+	// A bad entry is a broken watch: the poll fails, naming the entry, until the list is mended.
+	const keys: LookupKey[] = entries.map((entry, index) => {
+		try {
+			return toLookupKey({
+				country: entry.country,
+				companyId: entry.companyId,
+				state: entry.state,
+				language: options.language,
+			});
+		} catch (error) {
+			throw inputErrorOf(context, error, index, `Company ${index + 1} of the list: `);
+		}
+	});
+	if (keys.length === 0)
+		throw new NodeOperationError(context.getNode(), 'Add at least one company to watch');
+
+	const manual = context.getMode() === 'manual';
+	// A test event needs only the first company.
+	const watched = manual ? keys.slice(0, 1) : keys;
+	const rows = await lookUpRows(
+		context,
+		{ count: watched.length, keyAt: (index) => watched[index] },
+		options,
+		{ stopAtFirstFailure: false },
+	);
+	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
+	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
+	// A failed lookup is never a change: the company keeps its last known state.
+	for (const row of failures)
+		context.logger.warn(`Company Registry Trigger: ${row.error.message}`, {
+			company: row.itemIndex + 1,
+		});
+	// Nothing could be checked at all: that is a broken trigger, not a quiet day.
+	if (looked.length === 0 && failures.length > 0) throw failures[0].error;
+
+	const now = new Date(clock.now());
+	if (manual) {
+		const [first] = looked;
+		return [[{ json: changeItemJson({ ...first, change: FIRST_SEEN }, now) as IDataObject }]];
+	}
+	// The list is the whole watch: companies taken off it are forgotten at once.
+	const listed = new Set(keys.map(watchKey));
+	const staticData = context.getWorkflowStaticData('node');
+	const memory = new StaticDataMemory(staticData, context.logger, (id) => listed.has(id));
+	const failed = failures.flatMap((row) =>
+		row.key
+			? [
+					{
+						key: row.key,
+						itemIndex: row.itemIndex,
+						row,
+						lastCheckedDay: memory.saved(watchKey(row.key))?.d,
+					},
+				]
+			: [],
+	);
+	const found = await detectChanges(
+		memory,
+		looked,
+		failed.map((check) => check.key),
+		{ now, reportFirstSightings: options.reportFirstSightings === true },
+	);
+	// A company that cannot be checked is said, not kept silent: when its failures start, then once an interval.
+	const intervalHours = Number(options.failedCheckInterval ?? 24);
+	const intervalMs =
+		Number.isFinite(intervalHours) && intervalHours > 0 ? intervalHours * 3_600_000 : 0;
+	const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
+	const items = [
+		...found.map((change) => ({
+			itemIndex: change.itemIndex,
+			json: changeItemJson(change, now),
+		})),
+		...report.map((check) => ({
+			itemIndex: check.itemIndex,
+			json: checkFailedItemJson(check, now),
+		})),
+	].sort((a, b) => a.itemIndex - b.itemIndex);
+	if (items.length === 0) return null;
+	return [items.map(({ json }) => ({ json: json as IDataObject }))];
 }

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { watchClock } from '../../nodes/shared/watch/clock';
+import { realClock } from '../../nodes/shared/transport/wait';
 import { loadCompanies } from '../../sandbox/registry';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
@@ -144,7 +144,6 @@ describe('Company Registry Trigger', () => {
 describe('Company Registry Trigger › a company whose checks fail', () => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	const realNow = watchClock.now;
 	let clock = Date.UTC(2026, 10, 2, 8);
 	const COMPANIES = loadCompanies().slice(0, 20);
 	const LIST = COMPANIES.map((company) => ({
@@ -165,10 +164,10 @@ describe('Company Registry Trigger › a company whose checks fail', () => {
 	beforeEach(async () => {
 		sandbox = await startSandbox({ port: 0, faults: { slowMs: 1500 } });
 		engine = engineFor(sandbox);
-		watchClock.now = () => new Date(clock);
+		// The watch's time is the test's: a day passes between two polls.
+		engine.nodeTypes.useClock({ now: () => clock, sleep: realClock.sleep });
 	});
 	afterEach(async () => {
-		watchClock.now = realNow;
 		await sandbox.close();
 	});
 

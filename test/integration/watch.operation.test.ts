@@ -534,6 +534,55 @@ describe('Company Registry › Watch for Changes', () => {
 			expect(events(await onWorker())).toEqual([['turnedInactive', TWENTY[failingAt].companyId]]);
 		});
 
+		// n8n's Retry On Fail runs the node again when its first item carries `error` (WorkflowExecute's
+		// checkFailure): a failed check at the top of the list, under Continue (an error item) or at the
+		// default On Error (a checkFailed item). The first try has saved the memory by then.
+		describe.each([
+			['On Error "continue (error output)"', 'continueErrorOutput' as const, false],
+			["n8n's default On Error", undefined, false],
+			[
+				'On Error "continue (error output)", on a queue-mode worker',
+				'continueErrorOutput' as const,
+				true,
+			],
+		])('with Retry On Fail, %s', (_name, onError, onWorker) => {
+			it('a change found in a try n8n repeats is reported once, in the try n8n keeps', async () => {
+				const retried = async () => {
+					const workflow = watchWorkflow({ maxAttempts: 1 }, onError);
+					const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
+					Object.assign(node, { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });
+					const result = await engine.execute(workflow, {
+						rows: TWENTY,
+						mode: 'trigger',
+						onWorker,
+					});
+					const [changes = [], errors = []] = result.outputOf(REGISTRY_NODE);
+					return { changes: events(changes), errors: errors.map((item) => item.pairedItem) };
+				};
+				expect(await retried()).toEqual({ changes: [], errors: [] });
+				sandbox.setCompanyFault(TWENTY[0], '500');
+				sandbox.changeCompany(TWENTY[otherAt], { status: 'Inactive' });
+				const lookupsBefore = sandbox.counters.lookups;
+				const run = await retried();
+				// n8n did retry: the failing company was asked once per try.
+				expect(sandbox.counters.lookups - lookupsBefore).toBeGreaterThan(20);
+				expect(run).toEqual(
+					onError
+						? { changes: [['turnedInactive', TWENTY[otherAt].companyId]], errors: [{ item: 0 }] }
+						: {
+								changes: [
+									['checkFailed', TWENTY[0].companyId],
+									['turnedInactive', TWENTY[otherAt].companyId],
+								],
+								errors: [],
+							},
+				);
+				// Reported once: the next run has nothing new.
+				sandbox.setCompanyFault(TWENTY[0], undefined);
+				expect((await retried()).changes).toEqual([]);
+			});
+		});
+
 		it('the run fails when nothing could be checked; under On Error "continue (error output)" failed checks go to the error output', async () => {
 			await watch(engine, TWENTY);
 			sandbox.setFaults({ share500: 1 });

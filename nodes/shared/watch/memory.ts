@@ -45,9 +45,12 @@ function repairCompanies(state: Record<string, unknown>): number {
 		return 1;
 	}
 	let dropped = 0;
-	for (const [key, snapshot] of Object.entries(companies as Record<string, unknown>)) {
+	const saved = companies as Record<string, unknown>;
+	for (const key in saved) {
+		if (!Object.hasOwn(saved, key)) continue;
+		const snapshot = saved[key];
 		if (!isPlainSnapshot(snapshot) && !companySnapshotSchema.safeParse(snapshot).success) {
-			delete (companies as Record<string, unknown>)[key];
+			delete saved[key];
 			dropped += 1;
 		}
 	}
@@ -109,9 +112,16 @@ export class StaticDataMemory implements WatchMemory {
 
 	/** The companies this memory keeps although this run named them not. */
 	kept(current: ReadonlyMap<string, CompanySnapshot>): string[] {
-		return Object.keys(this.companies).filter(
-			(id) => !current.has(id) && this.keep(id, this.companies[id]),
-		);
+		const kept: string[] = [];
+		for (const id in this.companies) {
+			if (
+				Object.hasOwn(this.companies, id) &&
+				!current.has(id) &&
+				this.keep(id, this.companies[id])
+			)
+				kept.push(id);
+		}
+		return kept;
 	}
 
 	get isEmpty(): boolean {

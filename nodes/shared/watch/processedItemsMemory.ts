@@ -41,42 +41,91 @@ const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500
 
 const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
 
-/** One entry: JSON, so that no company id, name or address can pose as another entry (the forms of earlier versions). */
-const statusEntry = (id: string, status: CompanySnapshot['s']) =>
-	JSON.stringify([id, 'status', status]);
-const nameEntry = (id: string, name: string | undefined) =>
-	JSON.stringify([id, 'name', name ?? null]);
-const addressEntry = (id: string, address: string | undefined) =>
-	JSON.stringify([id, 'address', address ?? null]);
+/**
+ * One entry: JSON, so that no company id, name or address can pose as another entry (the forms of earlier
+ * versions). Put together from the JSON of each part (the same text as JSON.stringify of the array), so
+ * that a company's four entries turn its id, name and address into JSON once.
+ */
+const json = (value: string | undefined) => JSON.stringify(value ?? null);
+const statusEntry = (id: string, status: CompanySnapshot['s'], idJson = json(id)) =>
+	`[${idJson},"status","${status}"]`;
+const nameEntry = (
+	id: string,
+	name: string | undefined,
+	idJson = json(id),
+	nameJson = json(name),
+) => `[${idJson},"name",${nameJson}]`;
+const addressEntry = (
+	id: string,
+	address: string | undefined,
+	idJson = json(id),
+	addressJson = json(address),
+) => `[${idJson},"address",${addressJson}]`;
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */
-const detailsUnknownEntry = (id: string) => JSON.stringify([id, 'details', 'unknown']);
+const detailsUnknownEntry = (id: string) => `[${json(id)},"details","unknown"]`;
 
-function fullEntry(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string {
+function fullEntry(
+	id: string,
+	snapshot: Omit<CompanySnapshot, 'd'>,
+	idJson = json(id),
+	nameJson = json(snapshot.n),
+	addressJson = json(snapshot.a),
+): string {
 	// Not registered: the status says all.
-	if (snapshot.s === 'N') return statusEntry(id, 'N');
-	return JSON.stringify([id, 'company', snapshot.s, snapshot.n ?? null, snapshot.a ?? null]);
+	if (snapshot.s === 'N') return statusEntry(id, 'N', idJson);
+	return `[${idJson},"company","${snapshot.s}",${nameJson},${addressJson}]`;
 }
 
-/** A company's entries, in the order that keeps them safe from n8n's trimming (see above). */
+/**
+ * Appends a company's entries, in the order that keeps them safe from n8n's trimming (see above); returns
+ * its full entry.
+ */
+function pushEntriesOf(
+	entries: string[],
+	id: string,
+	snapshot: Omit<CompanySnapshot, 'd'>,
+): string {
+	const idJson = json(id);
+	if (snapshot.s === 'N') {
+		const full = statusEntry(id, 'N', idJson);
+		entries.push(full);
+		return full;
+	}
+	const [nameJson, addressJson] = [json(snapshot.n), json(snapshot.a)];
+	const full = fullEntry(id, snapshot, idJson, nameJson, addressJson);
+	entries.push(
+		full,
+		statusEntry(id, snapshot.s, idJson),
+		nameEntry(id, snapshot.n, idJson, nameJson),
+		addressEntry(id, snapshot.a, idJson, addressJson),
+	);
+	return full;
+}
+
 function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
-	if (snapshot.s === 'N') return [statusEntry(id, 'N')];
-	return [
-		fullEntry(id, snapshot),
-		statusEntry(id, snapshot.s),
-		nameEntry(id, snapshot.n),
-		addressEntry(id, snapshot.a),
-	];
+	const entries: string[] = [];
+	pushEntriesOf(entries, id, snapshot);
+	return entries;
 }
 
 export class ProcessedItemsMemory implements WatchMemory {
 	/** What `remember` writes for companies this run could not check (or did not name): their previous entries. */
 	private carried: string[] = [];
-	/** Each named company's whole-record entry, made once a run. */
-	private readonly fullEntries = new Map<string, string>();
+	/** What step 3 writes for the companies named now, made once a run (in recall). */
+	private currentEntries: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
-	/** The last successful run's entries, as far as recall learned them: written back if step 3 fails after the clear. */
-	private previous: string[] = [];
+	/**
+	 * The last successful run's entries of the companies found changed, as far as recall learned them: with
+	 * the unchanged companies' entries (the same as this run's), written back if step 3 fails after the clear.
+	 */
+	private previousOfChanged = new Map<string, string[]>();
+	/** The companies step 1 found changed (or all, in a new store). */
+	private changed = new Set<string>();
+	/** Whether the store's row already holds exactly what step 3 would write (nothing changed, nothing to drop). */
+	private rowIsCurrent = false;
+	/** How many entries the store held before this run. */
+	private heldBefore = 0;
 
 	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
 	constructor(
@@ -91,31 +140,41 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const saved = (id: string) => this.notebook?.saved(id);
 		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
 		// only). Then nothing is asked of it, and only the static data can be the memory.
-		const storeIsNew =
-			(await this.call(
-				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
-			)) === 0;
+		this.heldBefore = await this.call(
+			async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
+		);
+		const storeIsNew = this.heldBefore === 0;
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])].filter(
 			(id) => !current.has(id),
 		);
 
 		// 1. The full entries: one per company named now, and the static data's for those not checked.
-		this.fullEntries.clear();
-		for (const [id, snapshot] of current) this.fullEntries.set(id, fullEntry(id, snapshot));
+		this.currentEntries = [];
+		const ids: string[] = [];
+		const fullEntries: string[] = [];
+		for (const [id, snapshot] of current) {
+			ids.push(id);
+			fullEntries.push(pushEntriesOf(this.currentEntries, id, snapshot));
+		}
 		const notebookEntries = absent.flatMap((id) => {
 			const snapshot = saved(id);
 			return snapshot ? [fullEntry(id, snapshot)] : [];
 		});
 		// Most companies are unchanged: the few new entries are what a run has to look at.
+		// A new store holds nothing: asking it would only add entries step 3 clears again.
 		this.recordedNew = [];
-		this.previous = [];
-		const firstNew = await this.record([...this.fullEntries.values(), ...notebookEntries]);
-		this.recordedNew = [...firstNew];
-		const changed = [...current.keys()].filter((id) => firstNew.has(this.fullEntries.get(id)!));
-		const carriedWhole = absent.filter((id) => {
-			const snapshot = saved(id);
-			return snapshot !== undefined && !firstNew.has(fullEntry(id, snapshot));
-		});
+		this.previousOfChanged = new Map();
+		const firstNew = storeIsNew
+			? undefined
+			: await this.record(fullEntries.concat(notebookEntries));
+		if (firstNew) this.recordedNew = [...firstNew];
+		const changed = firstNew ? ids.filter((_id, index) => firstNew.has(fullEntries[index])) : ids;
+		const carriedWhole = firstNew
+			? absent.filter((id) => {
+					const snapshot = saved(id);
+					return snapshot !== undefined && !firstNew.has(fullEntry(id, snapshot));
+				})
+			: [];
 		const carriedWholeSet = new Set(carriedWhole);
 		const statusOnly = absent.filter((id) => !carriedWholeSet.has(id));
 
@@ -146,7 +205,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 			await this.undoRecorded();
 			throw error;
 		});
-		this.recordedNew.push(...secondNew);
+		// One by one: spread into push, hundreds of thousands of entries overflow the call stack.
+		for (const entry of secondNew) this.recordedNew.push(entry);
+		// Every entry step 3 would write was held (unchanged companies hold their four: the full entry is
+		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
+		this.rowIsCurrent = !storeIsNew && firstNew?.size === 0 && secondNew.size === 0;
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** `now`: the status a changed company has now, whose entry step 1 found missing (and did not ask again). */
@@ -158,17 +221,17 @@ export class ProcessedItemsMemory implements WatchMemory {
 			return held.length === 1 ? held[0] : undefined;
 		};
 		const changedSet = new Set(changed);
+		this.changed = changedSet;
 
 		const known = new Map<string, Recollection>();
 		for (const [id, now] of current) {
-			const before = saved(id);
 			if (!changedSet.has(id)) {
 				// Unchanged: compared with itself (a change is never shown against it).
 				known.set(id, { previous: now });
-				this.previous.push(...entriesOf(id, now));
 				continue;
 			}
-			const status = statusOf(id, now.s);
+			const before = saved(id);
+			const status = storeIsNew ? undefined : statusOf(id, now.s);
 			if (status === undefined) {
 				// Unknown to the store. Only where the store has never held anything is the static data the memory.
 				if (storeIsNew && before) known.set(id, { previous: before });
@@ -199,12 +262,13 @@ export class ProcessedItemsMemory implements WatchMemory {
 				!detailsUnknown &&
 				(!nameChanged || oldName !== undefined) &&
 				(!addressChanged || oldAddress !== undefined);
-			this.previous.push(
-				...(status === 'N'
+			this.previousOfChanged.set(
+				id,
+				status === 'N'
 					? [statusEntry(id, 'N')]
 					: detailsKnown
 						? entriesOf(id, { s: status, n: oldName, a: oldAddress })
-						: [statusEntry(id, status), detailsUnknownEntry(id)]),
+						: [statusEntry(id, status), detailsUnknownEntry(id)],
 			);
 		}
 
@@ -225,32 +289,36 @@ export class ProcessedItemsMemory implements WatchMemory {
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
 	): Promise<void> {
-		const entries = [...this.carried];
-		for (const [id, snapshot] of current) {
-			const full = this.fullEntries.get(id) ?? fullEntry(id, snapshot);
-			if (snapshot.s === 'N') entries.push(full);
-			else
-				entries.push(
-					full,
-					statusEntry(id, snapshot.s),
-					nameEntry(id, snapshot.n),
-					addressEntry(id, snapshot.a),
-				);
+		// `current` is what recall was given: its entries were made there.
+		const entries = this.carried.concat(this.currentEntries);
+		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
+		if (!this.rowIsCurrent || entries.length !== this.heldBefore) {
+			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
+			await this.call(
+				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
+			).catch(async (error: unknown) => {
+				await this.undoRecorded();
+				throw error;
+			});
+			await this.record(entries).catch(async (error: unknown) => {
+				// The row is gone: the last run's entries, as recall learned them, are written back.
+				await this.record(this.previousEntries(current)).catch(() => undefined);
+				throw error;
+			});
 		}
-		// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
-		await this.call(
-			async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
-		).catch(async (error: unknown) => {
-			await this.undoRecorded();
-			throw error;
-		});
-		await this.record(entries).catch(async (error: unknown) => {
-			// The row is gone: the last run's entries, as recall learned them, are written back.
-			await this.record([...this.carried, ...this.previous]).catch(() => undefined);
-			throw error;
-		});
 		// The notebook changes only once the store has answered.
 		await this.notebook?.remember(current, unchecked);
+	}
+
+	/** The last run's entries as recall learned them: the unchanged companies' are this run's. */
+	private previousEntries(current: ReadonlyMap<string, CompanySnapshot>): string[] {
+		const entries = [...this.carried];
+		for (const [id, snapshot] of current) {
+			const previous = this.previousOfChanged.get(id);
+			if (previous) entries.push(...previous);
+			else if (!this.changed.has(id)) pushEntriesOf(entries, id, snapshot);
+		}
+		return entries;
 	}
 
 	/**

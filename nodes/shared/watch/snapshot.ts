@@ -92,6 +92,15 @@ export function compareSnapshots(
 		};
 	}
 	if (!isRegistered) return undefined;
+	// The common case, without building a change: most companies of a long list are as they were.
+	if (
+		previous.s === current.s &&
+		previous.n === current.n &&
+		previous.a === current.a &&
+		!detailsChanged?.officialName &&
+		!detailsChanged?.registeredAddress
+	)
+		return undefined;
 	const change: CompanyChange = { event: 'detailsChanged', changedFields: [], changes: {} };
 	const compare = (
 		field: Exclude<WatchedField, 'registration'>,

@@ -117,7 +117,9 @@ function simulate(seed: number, variant: Variant) {
 
 	return async () => {
 		for (let run = 0; run < runs; run++) {
-			for (const company of companies) if (random() < 0.2) mutate(random, company);
+			// Some runs change nothing: the store's row is then left as it is (no clear, no write).
+			const quiet = random() < 0.3;
+			if (!quiet) for (const company of companies) if (random() < 0.2) mutate(random, company);
 			const named = companies.map((_, index) => index).filter(() => random() < 0.85);
 			const failing = new Set(named.filter(() => random() < 0.1));
 			const checked = named.filter((index) => !failing.has(index));
@@ -213,4 +215,77 @@ describe('change detector against a reference model (issue 22)', () => {
 			expect(reported).toBeGreaterThan(300);
 		},
 	);
+});
+
+describe("the processed-items store's row (issue 22)", () => {
+	const company = (status: string): CompanyRecord =>
+		({
+			isRegistered: true,
+			officialName: 'Alpha GmbH',
+			status,
+			registrationDate: '2001-01-01',
+			registeredAddress: 'Hauptstr. 1',
+		}) as CompanyRecord;
+
+	it('a run in which nothing changed reads the row and writes nothing; the next change is reported once', async () => {
+		const store = new HarnessStore();
+		const keys: LookupKey[] = [0, 1, 2].map((index) => ({
+			countryCode: 'de',
+			companyId: `HRB${index}`,
+		}));
+		const run = async (statuses: string[], day: number) => {
+			const callsBefore = store.calls;
+			const found = await detectChanges(
+				new ProcessedItemsMemory(helpersOf(store)),
+				keys.map((key, itemIndex) => ({ key, record: company(statuses[itemIndex]), itemIndex })),
+				[],
+				{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			);
+			return {
+				events: found.map((change) => change.change.event),
+				calls: store.calls - callsBefore,
+			};
+		};
+		// The first run writes the row (count, clear, write), without asking a store that holds nothing.
+		expect(await run(['Active', 'Active', 'Active'], 1)).toEqual({ events: [], calls: 3 });
+		// Quiet: the count and one question.
+		expect(await run(['Active', 'Active', 'Active'], 2)).toEqual({ events: [], calls: 2 });
+		expect(store.entriesOf('w', 'n')).toBe(12);
+		expect(await run(['Active', 'Inactive', 'Active'], 3)).toEqual({
+			events: ['turnedInactive'],
+			calls: 5,
+		});
+		expect(await run(['Active', 'Inactive', 'Active'], 4)).toEqual({ events: [], calls: 2 });
+		expect(await run(['Active', 'Active', 'Active'], 5)).toEqual({
+			events: ['turnedActive'],
+			calls: 5,
+		});
+		expect(store.entriesOf('w', 'n')).toBe(12);
+	});
+});
+
+describe('a long list the store does not know (issue 22)', () => {
+	it('30,000 companies new to a store that holds others: a new baseline, not a stack overflow', async () => {
+		const store = new HarnessStore();
+		const run = async (count: number, offset: number) =>
+			await detectChanges(
+				new ProcessedItemsMemory(helpersOf(store)),
+				Array.from({ length: count }, (_, itemIndex) => ({
+					key: { countryCode: 'de', companyId: `HRB${offset + itemIndex}` },
+					record: {
+						isRegistered: true,
+						officialName: `Company ${itemIndex} GmbH`,
+						status: 'Active',
+						registrationDate: '2001-01-01',
+					} as CompanyRecord,
+					itemIndex,
+				})),
+				[],
+				{ now: new Date(Date.UTC(2026, 0, 1)), reportFirstSightings: false },
+			);
+		expect(await run(1, 0)).toEqual([]);
+		// Each is asked for its status, name and address: some 200,000 questions in one call.
+		expect(await run(30_000, 1)).toEqual([]);
+		expect(store.entriesOf('w', 'n')).toBe(120_000);
+	});
 });

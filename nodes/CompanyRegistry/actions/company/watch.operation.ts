@@ -31,8 +31,9 @@ import {
 	watchKey,
 	type FoundChange,
 } from '../../../shared/watch/snapshot';
-import { watchClock } from '../../../shared/watch/clock';
+import { realClock, type Clock } from '../../../shared/transport/wait';
 import { badInputItemJson, checkFailedItemJson } from '../../../shared/watch/failedChecks';
+import { withEarlierTries } from '../../../shared/watch/earlierTries';
 
 const show = { resource: ['company'], operation: ['watch'] };
 
@@ -81,7 +82,11 @@ interface WatchOptions extends RequestOptionValues {
  * that cannot be checked never holds back the alerts of the rest; only a run where nothing could be
  * checked (a broken credential, the registry down) fails. Under "continue" it leaves as an error item.
  */
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	/** The real clock in n8n (the router passes none); a virtual one where a test moves time on. */
+	clock: Clock = realClock,
+): Promise<INodeExecutionData[][]> {
 	const continueOnFail = this.continueOnFail();
 	const options = sharedOptions<WatchOptions>(this);
 	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: false });
@@ -91,7 +96,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	// it leaves as a checkFailed item of kind 'input', below.
 	if (!continueOnFail && looked.length === 0 && failures.length > 0) throw failures[0].error;
 
-	const now = watchClock.now();
+	const now = new Date(clock.now());
 	const { memory, notebook } = watchMemory(this, options, now);
 	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
 	// Read before the memory is written: the day of each failing company's last successful check.
@@ -111,10 +116,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const items = new Map<number, INodeExecutionData>();
 	let found: FoundChange[] | undefined;
 	try {
-		found = await detectChanges(memory, looked, unchecked, {
-			now,
-			reportFirstSightings: options.reportFirstSightings === true,
-		});
+		found = withEarlierTries(
+			this.getInputData(),
+			await detectChanges(memory, looked, unchecked, {
+				now,
+				reportFirstSightings: options.reportFirstSightings === true,
+			}),
+		);
 	} catch (error) {
 		// Without its memory the watch cannot tell a change: every looked-up company fails, none is a change,
 		// and the memory stays as the last run left it (the static data changes only once the store has answered).
@@ -139,7 +147,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			pairedItem: { item: change.itemIndex },
 		});
 	}
-	if (continueOnFail) for (const row of failures) items.set(row.itemIndex, errorItem(row));
+	// A change an earlier try found leaves now or never (the memory has moved on): it keeps its row even
+	// where this try's lookup failed.
+	const free = (itemIndex: number) => !items.has(itemIndex);
+	if (continueOnFail)
+		for (const row of failures) {
+			if (free(row.itemIndex)) items.set(row.itemIndex, errorItem(row));
+		}
 	else {
 		for (const row of failures) {
 			if (row.key) continue;
@@ -149,6 +163,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			});
 		}
 		for (const check of failedChecks) {
+			if (!free(check.itemIndex)) continue;
 			items.set(check.itemIndex, {
 				json: checkFailedItemJson(check, now) as IDataObject,
 				pairedItem: { item: check.itemIndex },
