@@ -2,18 +2,28 @@ import { z } from 'zod';
 
 import type { CompanyRow } from '../lookupPipeline';
 import type { LookupKey } from '../model/lookupKey';
-import { isoDay, watchKey } from './snapshot';
+import { isoDay, MAX_TIME_MS, watchKey } from './snapshot';
 
 /**
  * Per company whose checks fail: since when (ms since 1970), and when that was last reported. A company
  * checked again keeps only `reported`, for one interval: a company failing on and off is not reported
  * once per spell.
  */
-const failingSchema = z.record(
-	z.string(),
-	z.object({ since: z.number().optional(), reported: z.number().optional() }),
-);
-type Failing = z.infer<typeof failingSchema>;
+const timeSchema = z.number().int().min(0).max(MAX_TIME_MS).optional();
+const failingEntrySchema = z.object({ since: timeSchema, reported: timeSchema });
+type Failing = Record<string, z.infer<typeof failingEntrySchema>>;
+
+/** The saved record, entry by entry: an entry that does not hold (tampered, another version's) is dropped alone. */
+function loadFailing(saved: unknown): Failing {
+	// No prototype: a saved key '__proto__' stays a key.
+	const failing: Failing = Object.create(null);
+	if (typeof saved !== 'object' || saved === null || Array.isArray(saved)) return failing;
+	for (const [id, entry] of Object.entries(saved)) {
+		const parsed = failingEntrySchema.safeParse(entry);
+		if (parsed.success) failing[id] = parsed.data;
+	}
+	return failing;
+}
 
 export interface FailedCheck {
 	key: LookupKey;
@@ -40,8 +50,7 @@ export function failedChecksToReport(
 	now: Date,
 	intervalMs: number,
 ): FailedCheck[] {
-	const parsed = failingSchema.safeParse(staticData.failing);
-	const before: Failing = parsed.success ? parsed.data : {};
+	const before = loadFailing(staticData.failing);
 	const next: Failing = {};
 	const report: FailedCheck[] = [];
 	const seen = new Set<string>();

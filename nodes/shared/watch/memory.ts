@@ -1,4 +1,9 @@
-import { companySnapshotSchema, type CompanySnapshot, type PreviousSnapshot } from './snapshot';
+import {
+	companySnapshotSchema,
+	MAX_DAY,
+	type CompanySnapshot,
+	type PreviousSnapshot,
+} from './snapshot';
 
 /**
  * What a watch remembers between runs, behind one interface: the change detector reads it once and
@@ -70,7 +75,8 @@ function isPlainSnapshot(value: unknown): boolean {
 		(a === undefined || typeof a === 'string') &&
 		typeof d === 'number' &&
 		Number.isInteger(d) &&
-		d >= 0
+		d >= 0 &&
+		d <= MAX_DAY
 	);
 }
 

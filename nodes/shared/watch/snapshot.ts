@@ -7,6 +7,14 @@ import type { LookupKey } from '../model/lookupKey';
  * What is remembered of one company between executions, in the workflow's static data. Short field
  * names keep a 50,000-company list small: about 120 bytes a company with a name and an address.
  */
+/**
+ * The latest time a Date holds (ECMAScript: 8.64e15 ms after 1970), and that as a day. Numbers loaded from
+ * static data (an old version's, a hand-edited or an imported workflow's) are held to it: a larger one
+ * would throw a RangeError when formatted, in every run.
+ */
+export const MAX_TIME_MS = 8.64e15;
+export const MAX_DAY = MAX_TIME_MS / 86_400_000;
+
 export const companySnapshotSchema = z.object({
 	/** 'A' Active, 'I' Inactive, 'N' not registered. */
 	s: z.enum(['A', 'I', 'N']),
@@ -15,7 +23,7 @@ export const companySnapshotSchema = z.object({
 	/** Registered address, when registered and known. */
 	a: z.string().optional(),
 	/** The last day the company was looked up, in days since 1970-01-01 (UTC). */
-	d: z.number().int().nonnegative(),
+	d: z.number().int().nonnegative().max(MAX_DAY),
 });
 
 export type CompanySnapshot = z.infer<typeof companySnapshotSchema>;

@@ -1,0 +1,96 @@
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { loadWorkflow, type WorkflowFile } from '../../../harness/engine';
+import { engineFor } from '../../../harness/fixtures';
+import {
+	GOOD_RECORD,
+	json,
+	scriptedRegistry,
+	type ScriptedRegistry,
+} from '../../support/scriptedRegistry';
+
+// Red team: the trigger's static data is loaded as it was saved, also from an older version, a
+// hand-edited workflow or an imported one (a workflow's JSON carries its static data). A `failing`
+// entry whose `since` is a number no Date holds passed its schema, and `toISOString()` threw a
+// RangeError in every poll in which that company failed: the trigger reported nothing more, for any
+// company, until the static data was cleared. A snapshot's day (`d`) is checked only to be a
+// whole number: one past the Date range threw the same way from `lastCheckedOn`.
+
+const TRIGGER = 'Company Registry Trigger';
+
+function triggerWorkflow(): WorkflowFile {
+	const workflow = loadWorkflow('test/workflows/trigger-watchlist.json');
+	const node = workflow.nodes.find((candidate) => candidate.name === TRIGGER)!;
+	node.parameters = {
+		...node.parameters,
+		companies: {
+			company: [
+				{ country: 'de', companyId: 'HRB12345' },
+				{ country: 'gb', companyId: '09876543' },
+			],
+		},
+		options: {},
+	} as INodeParameters;
+	return workflow;
+}
+
+describe("a tampered 'failing' entry in the trigger's static data", () => {
+	let registry: ScriptedRegistry;
+	beforeEach(async () => {
+		registry = await scriptedRegistry();
+	});
+	afterEach(async () => await registry.close());
+
+	it.each([
+		['far in the future', 1e300],
+		['far in the past', -1e300],
+	])('%s: the poll still reports the other changes and the failed check', async (_label, since) => {
+		let inactive = false;
+		registry.lookup = (request, response) => {
+			if (String(request.url).includes('HRB12345')) json(response, 500, { message: 'down' });
+			else json(response, 200, { ...GOOD_RECORD, status: inactive ? 'Inactive' : 'Active' });
+		};
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		await engine.poll(triggerWorkflow(), TRIGGER);
+		const saved = engine.staticDataOf('trigger-workflow');
+		const nodeKey = Object.keys(saved).find((key) => key.includes(TRIGGER))!;
+		const state = saved[nodeKey] as IDataObject;
+		expect(state.failing).toHaveProperty(['de/HRB12345']);
+		state.failing = { 'de/HRB12345': { since } };
+		engine.setStaticData(saved, 'trigger-workflow');
+		// n8n loads the saved static data when it activates the workflow (an import, a restart).
+		engine.restart();
+
+		inactive = true;
+		const events = (await engine.poll(triggerWorkflow(), TRIGGER))?.[0].map((item) => [
+			item.json.event,
+			(item.json.lookup as IDataObject).companyId,
+		]);
+		expect(events).toContainEqual(['turnedInactive', '09876543']);
+		expect(events).toContainEqual(['checkFailed', 'HRB12345']);
+	});
+	it('a snapshot whose day is no valid date: the poll still reports the failed check and the other changes', async () => {
+		let failing = false;
+		registry.lookup = (request, response) => {
+			if (failing && String(request.url).includes('HRB12345'))
+				json(response, 500, { message: 'down' });
+			else json(response, 200, { ...GOOD_RECORD, status: failing ? 'Inactive' : 'Active' });
+		};
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		await engine.poll(triggerWorkflow(), TRIGGER);
+		const saved = engine.staticDataOf('trigger-workflow');
+		const nodeKey = Object.keys(saved).find((key) => key.includes(TRIGGER))!;
+		const companies = (saved[nodeKey] as IDataObject).companies as Record<string, IDataObject>;
+		companies['de/HRB12345'] = { ...companies['de/HRB12345'], d: 1e12 };
+		engine.setStaticData(saved, 'trigger-workflow');
+		engine.restart();
+
+		failing = true;
+		const events = (await engine.poll(triggerWorkflow(), TRIGGER))?.[0].map((item) => [
+			item.json.event,
+			(item.json.lookup as IDataObject).companyId,
+		]);
+		expect(events).toContainEqual(['turnedInactive', '09876543']);
+		expect(events).toContainEqual(['checkFailed', 'HRB12345']);
+	});
+});
