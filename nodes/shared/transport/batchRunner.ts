@@ -1,7 +1,7 @@
 import { checkCompanyRecord, type CompanyRecord } from '../model/companyRecord';
 import { lookupKeyId, type LookupKey } from '../model/lookupKey';
 import { readRateLimitHeaders } from './rateControl/headers';
-import { RateController, type Tenant, type TenantSettings } from './rateController';
+import { RateController, type Tenant, type TenantSettings } from './rateControl';
 import type { LookupFailure } from './registryError';
 import {
 	TOKEN_REFUSAL_STATUSES,
