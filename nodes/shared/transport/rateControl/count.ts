@@ -5,6 +5,7 @@ import {
 	REFILL_WINDOW_MS,
 	REMAINING_TTL_MS,
 } from './constants';
+import { append, emptyLog, oldest, trim, type Log } from './log';
 
 /**
  * The registry's own count (X-RateLimit-Remaining, or any dialect's): the budget it says is left, how
@@ -25,13 +26,13 @@ export interface CountState {
 	startedSinceRemaining: number;
 	refillIntervalMs: number;
 	/** Counts over the last REFILL_WINDOW_MS, with how many answers had come by then. */
-	samples: Array<{ at: number; remaining: number; answered: number }>;
+	samples: Log<{ at: number; remaining: number; answered: number }>;
 	confirmed: boolean;
 	refuted: boolean;
 	/** The highest count seen. */
 	peak: number;
 	/** Requests sent while the count said the budget was (nearly) spent, and how many of them were admitted. */
-	sentWhileSpent: Set<number>;
+	sentWhileSpent: ReadonlySet<number>;
 	admittedWhileSpent: number;
 	isQuota: boolean;
 }
@@ -42,7 +43,7 @@ export const noCount = (): CountState => ({
 	remainingSentAt: 0,
 	startedSinceRemaining: 0,
 	refillIntervalMs: 0,
-	samples: [],
+	samples: emptyLog(),
 	confirmed: false,
 	refuted: false,
 	peak: 0,
@@ -51,11 +52,8 @@ export const noCount = (): CountState => ({
 	isQuota: false,
 });
 
-export const copyCount = (count: CountState): CountState => ({
-	...count,
-	samples: [...count.samples],
-	sentWhileSpent: new Set(count.sentWhileSpent),
-});
+/** A copy to edit; `sentWhileSpent` is copied where it changes (see below), its log is persistent. */
+export const copyCount = (count: CountState): CountState => ({ ...count });
 
 export function remainingIsFresh(count: CountState, now: number): boolean {
 	return count.remaining !== undefined && now - count.remainingAt < REMAINING_TTL_MS;
@@ -72,7 +70,12 @@ export function budgetLeft(count: CountState, now: number): number | undefined {
 
 /** An admission of a request sent while the count said spent: twice, and a count never above 1 is refuted. */
 export function countAdmitted(count: CountState, sentAt: number): void {
-	if (count.sentWhileSpent.delete(sentAt)) count.admittedWhileSpent += 1;
+	if (count.sentWhileSpent.has(sentAt)) {
+		const sent = new Set(count.sentWhileSpent);
+		sent.delete(sentAt);
+		count.sentWhileSpent = sent;
+		count.admittedWhileSpent += 1;
+	}
 	if (!count.confirmed && count.peak <= 1 && count.admittedWhileSpent >= ADMITTED_WHILE_SPENT)
 		count.refuted = true;
 }
@@ -111,10 +114,12 @@ export function recordRemaining(
 	count.remainingSentAt = sentAt;
 	// Requests still in flight were sent before this answer and will spend from this budget.
 	count.startedSinceRemaining = told.inFlight;
-	count.samples.push({ at: now, remaining, answered });
-	while (count.samples.length > 2 && now - count.samples[0].at > REFILL_WINDOW_MS)
-		count.samples.shift();
-	const first = count.samples[0];
+	count.samples = trim(
+		append(count.samples, { at: now, remaining, answered }),
+		({ at }) => now - at > REFILL_WINDOW_MS,
+		2,
+	);
+	const first = oldest(count.samples);
 	const spanMs = now - first.at;
 	if (spanMs >= REFILL_SPAN_MIN_MS) {
 		const refillPerSecond =

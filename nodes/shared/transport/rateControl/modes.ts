@@ -1,7 +1,7 @@
 import { budgetLeft } from './count';
-import { pacedStart } from './pace';
+import { creditDue, pacedStart, startOnCredit } from './pace';
 import type { ControlState } from './state';
-import { copyWindow, waitingForReset, windowNextStart, type WindowState } from './window';
+import { copyWindow, resetDue, waitingForReset, windowNextStart, type WindowState } from './window';
 
 /**
  * What governs the next start, in the registry's words. The first that applies, in this order:
@@ -48,32 +48,36 @@ export function modeOf(state: ControlState, now: number): Mode {
 /**
  * When the limit allows the next start (0: now), undefined while only an answer can tell (a known
  * budget spent and no refill measured, or a window's lone request out). Pure: reckoning the credit and
- * rolling a window over its reset happen on the returned copy, which the controller keeps.
+ * rolling a window over its reset happen on the returned copy, which the controller keeps (the state
+ * itself where neither is due: this is asked at every start).
  */
 export function nextStart(
 	state: ControlState,
 	now: number,
 ): { state: ControlState; at: number | undefined } {
-	const next = {
-		...state,
-		pace: { ...state.pace },
-		window: state.window && copyWindow(state.window),
-	};
-	const limit = limitOf(next, now);
+	const limit = limitOf(state, now);
 	switch (limit.kind) {
-		case 'window':
-			return { state: next, at: windowNextStart(limit.window, now, next.inFlight) };
+		case 'window': {
+			if (!resetDue(limit.window, now))
+				return { state, at: windowNextStart(limit.window, now, state.inFlight) };
+			const window = copyWindow(limit.window);
+			return { state: { ...state, window }, at: windowNextStart(window, now, state.inFlight) };
+		}
 		case 'headerBudget':
 			// While the registry's budget lasts, spend it; pace at the refill rate once it is nearly gone,
 			// but only where a 429 at a spent budget did not show the count to be another limit's (count.ts).
-			if (limit.left >= 2) return { state: next, at: 0 };
+			if (limit.left >= 2) return { state, at: 0 };
 			if (limit.refillIntervalMs > 0)
-				return { state: next, at: next.lastStartAt + limit.refillIntervalMs };
-			return { state: next, at: limit.left <= 0 && next.inFlight > 0 ? undefined : 0 };
-		case 'paced':
-			return { state: next, at: pacedStart(next.pace, limit.rate, now) };
+				return { state, at: state.lastStartAt + limit.refillIntervalMs };
+			return { state, at: limit.left <= 0 && state.inFlight > 0 ? undefined : 0 };
+		case 'paced': {
+			if (!creditDue(state.pace, now))
+				return { state, at: startOnCredit(state.pace, limit.rate, now) };
+			const pace = { ...state.pace };
+			return { state: { ...state, pace }, at: pacedStart(pace, limit.rate, now) };
+		}
 		case 'unknown':
-			return { state: next, at: 0 };
+			return { state, at: 0 };
 	}
 }
 

@@ -38,6 +38,14 @@ export function catchUpCredit(pace: PaceState): number {
 	return Math.max(1, ((pace.rate ?? 0) * CATCH_UP_MS) / 1000);
 }
 
+/** Whether reckoning the credit at `now` would change anything (most calls come at the same moment). */
+export function creditDue(pace: PaceState, now: number): boolean {
+	return (
+		pace.rate !== undefined &&
+		(now > pace.creditAt || pace.credit > Math.max(pace.creditCap, catchUpCredit(pace)))
+	);
+}
+
 /** Adds the credit earned since it was last reckoned, up to the cap. */
 export function refreshCredit(pace: PaceState, now: number): void {
 	if (pace.rate === undefined) return;
@@ -50,6 +58,11 @@ export function refreshCredit(pace: PaceState, now: number): void {
 /** When the pace allows the next start (refreshing the credit): at once while credit lasts. */
 export function pacedStart(pace: PaceState, rate: number, now: number): number {
 	refreshCredit(pace, now);
+	return startOnCredit(pace, rate, now);
+}
+
+/** When the credit as reckoned allows the next start. */
+export function startOnCredit(pace: PaceState, rate: number, now: number): number {
 	if (pace.credit >= 1) return 0;
 	return now + ((1 - pace.credit) * 1000) / rate;
 }

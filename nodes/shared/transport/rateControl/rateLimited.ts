@@ -20,6 +20,7 @@ import {
 	WAVE_DECREASE,
 } from './constants';
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
+import { countWhere } from './log';
 import { catchUpCredit } from './pace';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
@@ -148,9 +149,10 @@ function admittedRate(state: ControlState, now: number): number {
 	// has (a bucket filled during a pause): once requests sent during the spell have been admitted
 	// often enough, only they count, per ms of sending up to those whose answers are due by now.
 	const until = now - state.latencyMs;
-	const inSpell = state.admitted.filter(
+	const inSpell = countWhere(
+		state.admitted,
 		({ sentAt }) => sentAt > state.congestionSince && sentAt <= until,
-	).length;
+	);
 	if (until > state.congestionSince && inSpell >= ADMITTED_SPAN_ANSWERS / 2) {
 		const pausedMs = Math.max(
 			0,
@@ -167,7 +169,7 @@ function admittedRate(state: ControlState, now: number): number {
 		0,
 		Math.min(now, state.pausedUntil) - Math.max(from, state.pausedSince),
 	);
-	const count = state.admitted.filter(({ at }) => at > from).length;
+	const count = countWhere(state.admitted, ({ at }) => at > from);
 	return (count * 1000) / Math.max(1, now - from - pausedMs);
 }
 

@@ -1,5 +1,6 @@
 import { MIN_WAIT_MS } from './constants';
 import { copyCount, noCount, type CountState } from './count';
+import { emptyLog, type Log } from './log';
 import { unknownPace, type PaceState } from './pace';
 import type { RequestReport } from './types';
 import { copyWindow, type WindowState } from './window';
@@ -29,7 +30,7 @@ export interface ControlState {
 	/** Storm pauses in a row, each twice as long. */
 	stormLevel: number;
 	/** The requests the registry admitted lately (ADMITTED_SPAN_MAX_MS): when each was answered, and sent. */
-	admitted: Array<{ at: number; sentAt: number }>;
+	admitted: Log<{ at: number; sentAt: number }>;
 	/** How long an answer takes, lately (a moving average). */
 	latencyMs: number;
 	/** Answers, ever (admitted or not, 429s aside). */
@@ -68,7 +69,7 @@ export const unknownRegistry = (): ControlState => ({
 	pausedSince: 0,
 	quotaSpentUntil: 0,
 	stormLevel: 0,
-	admitted: [],
+	admitted: emptyLog(),
 	latencyMs: 0,
 	answered: 0,
 	firstSentAt: undefined,
@@ -86,10 +87,9 @@ export const unknownRegistry = (): ControlState => ({
 	refillsSeen: false,
 });
 
-/** A copy a transition may edit: the caller's state stays as it was. */
+/** A copy a transition may edit: the caller's state stays as it was (its logs are persistent, log.ts). */
 export const copyState = (state: ControlState): ControlState => ({
 	...state,
-	admitted: [...state.admitted],
 	recentEvents: [...state.recentEvents],
 	pace: { ...state.pace },
 	count: copyCount(state.count),

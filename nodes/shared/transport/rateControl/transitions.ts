@@ -1,6 +1,7 @@
 import type { Action } from './actions';
 import { ADMITTED_SPAN_MAX_MS, LATENCY_SMOOTHING, QUIET_SPELL_MS } from './constants';
 import { budgetLeft, countAdmitted, recordRemaining } from './count';
+import { append, trim } from './log';
 import { catchUpCredit, climb, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
 import { copyState, type ControlState } from './state';
@@ -67,7 +68,8 @@ function started(state: ControlState, now: number): void {
 	)
 		state.firstSentAt = now;
 	const left = budgetLeft(state.count, now);
-	if (left !== undefined && left < 2 && !state.count.confirmed) state.count.sentWhileSpent.add(now);
+	if (left !== undefined && left < 2 && !state.count.confirmed)
+		state.count.sentWhileSpent = new Set(state.count.sentWhileSpent).add(now);
 	state.count.startedSinceRemaining += 1;
 	state.lastStartAt = now;
 	if (state.window) windowStarted(state.window, now);
@@ -106,8 +108,10 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 	if (report.status !== undefined && report.status >= 200 && report.status < 300)
 		state.quotaSpentUntil = 0;
 	state.recentEvents = [];
-	state.admitted.push({ at: now, sentAt: report.sentAt });
-	while (now - state.admitted[0].at > ADMITTED_SPAN_MAX_MS) state.admitted.shift();
+	state.admitted = trim(
+		append(state.admitted, { at: now, sentAt: report.sentAt }),
+		({ at }) => now - at > ADMITTED_SPAN_MAX_MS,
+	);
 	state.latencyMs += (now - report.sentAt - state.latencyMs) * LATENCY_SMOOTHING;
 	countAdmitted(state.count, report.sentAt);
 	if (report.remaining !== undefined)

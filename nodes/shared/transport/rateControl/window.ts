@@ -154,9 +154,13 @@ function forget(window: WindowState, sentAt: number): void {
 	if (at >= 0) window.starts.splice(at, 1);
 }
 
+/** Whether a reset has come that the window has not rolled over yet. */
+export const resetDue = (window: WindowState, now: number): boolean =>
+	!window.confirming && window.resetAt !== undefined && window.resetAt <= now;
+
 /** A reset that has come starts a new window, whether or not the last one was spent. */
 function rollIfDue(window: WindowState, now: number): void {
-	if (window.confirming || window.resetAt === undefined || window.resetAt > now) return;
+	if (!resetDue(window, now)) return;
 	window.lastResetAt = now;
 	window.resetAt = undefined;
 	window.starts = [];
