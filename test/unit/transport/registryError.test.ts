@@ -68,7 +68,7 @@ describe('registry error', () => {
 		[
 			'500 after 3 tries',
 			{ kind: 'http', status: 500, body: {}, attempts: 3 },
-			'The registry could not process the lookup (HTTP 500 InternalFailureException) (tried 3 times)',
+			'The registry could not process the lookup (HTTP 500 Internal Server Error) (tried 3 times)',
 			'500',
 		],
 		[
