@@ -8,6 +8,10 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},
 	testTimeout: 60_000,
+	// Two workers on the two-core machine (jest's default leaves one core idle: cores - 1): most engine tests
+	// wait on loopback HTTP and the registry's pace as much as they compute.
+	maxWorkers: 2,
+	testSequencer: '<rootDir>/test/slowFirstSequencer.js',
 	setupFiles: ['<rootDir>/test/setupEnv.js'],
 	reporters: ['default', '<rootDir>/test/summaryReporter.js'],
 };

@@ -3,6 +3,15 @@
 // an equivalent mutant listed with its reason in test/mutation/equivalent-mutants.json.
 // The harness loads the nodes from their TypeScript sources (harness/nodeTypes.ts), never from dist/, so
 // the engine tests see every mutant and count.
+import { TARGETS } from './test/mutation/targets.mjs';
+
+// MUTATION_TARGET=<module> (scripts/mutation.ts sets it for --mutate <module> and --each): that module
+// alone, against its targeting tests (test/mutation/targets.mjs).
+const target = process.env.MUTATION_TARGET;
+const targetTests = target ? TARGETS[target] : undefined;
+if (target && !targetTests)
+	throw new Error(`MUTATION_TARGET ${target} is not in test/mutation/targets.mjs`);
+
 const QUICK_SKIPS = ['reliability', 'faults', 'retryLimits', 'cancel', 'examples'].map(
 	(name) => `<rootDir>/test/integration/${name}.test.ts`,
 );
@@ -27,6 +36,7 @@ export default {
 				...(process.env.MUTATION_TESTS === 'unit' ? ['<rootDir>/test/integration/'] : []),
 			],
 			testSequencer: '<rootDir>/test/mutation/fastFirstSequencer.js',
+			...(targetTests ? { testMatch: targetTests.map((path) => `<rootDir>/${path}`) } : {}),
 		},
 	},
 	// ts-jest only transpiles (diagnostics off), so mutants need no @ts-nocheck; and a file left untouched
@@ -34,20 +44,24 @@ export default {
 	disableTypeChecks: false,
 	// Each mutant runs only the tests that executed its code (the engine tests included).
 	coverageAnalysis: 'perTest',
-	checkers: ['typescript'],
+	// MUTATION_CHECKER=off: no type check of each mutant (on a busy machine it costs more than the tests of
+	// one module); a mutant that would not compile then counts by what the tests make of it.
+	checkers: process.env.MUTATION_CHECKER === 'off' ? [] : ['typescript'],
 	// Only the shipped code: type errors a mutant makes in a test do not matter (ts-jest only transpiles).
 	tsconfigFile: 'tsconfig.mutation.json',
 	typescriptChecker: { prioritizePerformanceOverAccuracy: true },
-	mutate: [
-		'nodes/shared/model/companyRecord.ts',
-		'nodes/shared/model/lookupKey.ts',
-		'nodes/shared/watch/*.ts',
-		'nodes/shared/transport/registryError.ts',
-		'nodes/shared/transport/retryPolicy.ts',
-		'nodes/shared/transport/rateControl/**/*.ts',
-		'nodes/shared/lookupPipeline.ts',
-		'credentials/CompanyRegistryApi.credentials.ts',
-	],
+	mutate: target
+		? [target]
+		: [
+				'nodes/shared/model/companyRecord.ts',
+				'nodes/shared/model/lookupKey.ts',
+				'nodes/shared/watch/*.ts',
+				'nodes/shared/transport/registryError.ts',
+				'nodes/shared/transport/retryPolicy.ts',
+				'nodes/shared/transport/rateControl/**/*.ts',
+				'nodes/shared/lookupPipeline.ts',
+				'credentials/CompanyRegistryApi.credentials.ts',
+			],
 	// Two cores, shared: one test runner and one checker at a time each.
 	concurrency: 2,
 	// The engine tests wait on loopback HTTP; on a loaded machine a slow run is not an endless loop.
@@ -57,9 +71,10 @@ export default {
 	// Static mutants (module-level constants: zod schemas, patterns, tables) run only while a module loads,
 	// outside any test, so each would run the whole suite (10 minutes here): 112 of nodes/shared/model's 593
 	// would take half a day. They are left out (Stryker counts them as Ignored; the summary says how many).
-	ignoreStatic: true,
+	// With a module's own tests only, a static mutant costs seconds: then they are run and counted.
+	ignoreStatic: !targetTests,
 	incremental: true,
-	incrementalFile: 'reports/mutation/stryker-incremental.json',
+	incrementalFile: `reports/mutation/${target ? target.replace(/[/.]/g, '_') : 'all'}.incremental.json`,
 	reporters: ['json', 'html', 'progress'],
 	jsonReporter: { fileName: 'reports/mutation/mutation.json' },
 	htmlReporter: { fileName: 'reports/mutation/mutation.html' },

@@ -24,12 +24,6 @@ const tokenResponseSchema = z.object({ access_token: z.string().min(1) });
 /** An OAuth error answer (RFC 6749 5.2). */
 const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string().optional() });
 
-/**
- * A token exchange whose whole answer, body included, has not arrived within this long has failed
- * (axios's own timeout only notices a silent connection, not a trickling one).
- */
-const TOKEN_TIMEOUT_MS = 30_000;
-
 /** Every redirect status axios would follow. */
 const REDIRECT_STATUSES = [300, 301, 302, 303, 307, 308];
 
@@ -101,13 +95,19 @@ function tokenExchangeError(
 	);
 }
 
-function tokenDeadlineError(tokenUrl: string): Error {
+function tokenDeadlineError(tokenUrl: string, timeoutMs: number): Error {
 	return new Error(
-		`The Auth URL ${displayUrl(tokenUrl)} did not finish its token answer within ${TOKEN_TIMEOUT_MS / 1000} s. Check the credential's Auth URL and that this host answers.`,
+		`The Auth URL ${displayUrl(tokenUrl)} did not finish its token answer within ${timeoutMs / 1000} s. Check the credential's Auth URL and that this host answers.`,
 	);
 }
 
 export class CompanyRegistryApi implements ICredentialType {
+	/**
+	 * A token exchange whose whole answer, body included, has not arrived within this long has failed
+	 * (axios's own timeout only notices a silent connection, not a trickling one). Tests shorten it.
+	 */
+	static tokenTimeoutMs = 30_000;
+
 	name = 'companyRegistryApi';
 
 	displayName = 'Company Registry API';
@@ -178,11 +178,12 @@ export class CompanyRegistryApi implements ICredentialType {
 		const tokenUrl = `${withoutTrailingSlashes(String(credentials.authUrl))}/oauth/token`;
 		const audience = audienceFor(credentials);
 		const secret = String(credentials.clientSecret ?? '');
+		const timeoutMs = CompanyRegistryApi.tokenTimeoutMs;
 		let answer: { status: number; body: BodyRead };
 		// The deadline ends the request, or destroys its body if the headers came: no socket is left open.
 		const deadline = new AbortController();
 		let expired = false;
-		void wait(TOKEN_TIMEOUT_MS, deadline.signal).then((passed) => {
+		void wait(timeoutMs, deadline.signal).then((passed) => {
 			expired = passed;
 			if (passed) deadline.abort();
 		});
@@ -204,7 +205,7 @@ export class CompanyRegistryApi implements ICredentialType {
 				encoding: 'stream',
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
-				timeout: TOKEN_TIMEOUT_MS,
+				timeout: timeoutMs,
 				abortSignal: deadline.signal,
 			})) as IN8nHttpFullResponse;
 			answer = {
@@ -218,12 +219,13 @@ export class CompanyRegistryApi implements ICredentialType {
 			};
 		} catch (error) {
 			throw expired
-				? tokenDeadlineError(tokenUrl)
+				? tokenDeadlineError(tokenUrl, timeoutMs)
 				: tokenExchangeError(error, tokenUrl, audience, secret);
 		} finally {
 			deadline.abort();
 		}
-		if (answer.body.kind === 'interrupted' && expired) throw tokenDeadlineError(tokenUrl);
+		if (answer.body.kind === 'interrupted' && expired)
+			throw tokenDeadlineError(tokenUrl, timeoutMs);
 		if (answer.body.kind === 'oversized') {
 			throw new Error(
 				`The token endpoint ${displayUrl(tokenUrl)} answered with more than ${kilobytes(answer.body.limitBytes)}${answer.body.declaredBytes !== undefined ? ` (Content-Length ${answer.body.declaredBytes} bytes)` : ' after decompression'}; a token answer is a few KB. Check the credential's Auth URL.`,

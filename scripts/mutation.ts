@@ -37,6 +37,8 @@ interface Report {
 /** One equivalent mutant: where (file), which change (mutator, the original text and its replacement), why. */
 interface Equivalent {
 	file: string;
+	/** The mutant's line, where the same change of the same text could be made elsewhere in the file. */
+	line?: number;
 	mutator: string;
 	original: string;
 	replacement: string;
@@ -78,26 +80,94 @@ const score = (t: Tally) => {
 	return valid === 0 ? 100 : (100 * t.detected) / valid;
 };
 
-function main(): number {
+/** The modules that have their own targeting tests (test/mutation/targets.mjs). */
+async function targets(): Promise<Record<string, string[]>> {
+	const { TARGETS } = (await import(join(root, 'test/mutation/targets.mjs'))) as {
+		TARGETS: Record<string, string[]>;
+	};
+	return TARGETS;
+}
+
+async function main(): Promise<number> {
 	const started = Date.now();
 	// --summary-only: the figures of the last report, without running Stryker again.
 	const summaryOnly = process.argv.includes('--summary-only');
+	// --each: every module of test/mutation/targets.mjs in turn, each against its own tests.
+	const each = process.argv.includes('--each');
 	// --quick: without the tests that wait on real time (stryker.config.mjs, QUICK_SKIPS).
 	// --unit: the unit tests alone.
 	const selection = ['--quick', '--unit'].find((flag) => process.argv.includes(flag));
-	const args = process.argv
+	let args = process.argv
 		.slice(2)
-		.filter((arg) => !['--quick', '--unit', '--summary-only'].includes(arg));
-	const env = { ...process.env, ...(selection ? { MUTATION_TESTS: selection.slice(2) } : {}) };
-	const stryker = summaryOnly
-		? { status: 0 }
-		: spawnSync('npx', ['stryker', 'run', ...args], { cwd: root, stdio: 'inherit', env });
-	const wallSeconds = Math.round((Date.now() - started) / 1000);
-	if (!existsSync(REPORT)) {
-		console.error('mutation: Stryker wrote no report');
-		return stryker.status ?? 1;
+		.filter((arg) => !['--quick', '--unit', '--summary-only', '--each'].includes(arg));
+	const known = await targets();
+	// --mutate <module> of targets.mjs: that module against its own tests (stryker.config.mjs reads
+	// MUTATION_TARGET); any other pattern is Stryker's own, against the whole suite.
+	const at = args.indexOf('--mutate');
+	let target: string | undefined;
+	if (at !== -1 && args[at + 1] in known) {
+		target = args[at + 1];
+		args = [...args.slice(0, at), ...args.slice(at + 2)];
 	}
-	const report = JSON.parse(readFileSync(REPORT, 'utf8')) as Report;
+	const env = { ...process.env, ...(selection ? { MUTATION_TESTS: selection.slice(2) } : {}) };
+	if (!each) return summarise(runStryker(summaryOnly, args, env, target), started).status;
+	const totals = emptyTally();
+	let status = 0;
+	for (const module of Object.keys(known)) {
+		const moduleStarted = Date.now();
+		const result = summarise(runStryker(false, args, env, module), moduleStarted);
+		status ||= result.status;
+		for (const [key, value] of Object.entries(result.total)) totals[key as keyof Tally] += value;
+	}
+	console.log(
+		`mutation: each module against its own tests: score=${score(totals).toFixed(1)}% mutants=${totals.mutants} survived=${totals.survived} no_coverage=${totals.noCoverage} equivalent=${totals.equivalent} ignored_static=${totals.ignored} wall_s=${Math.round((Date.now() - started) / 1000)}`,
+	);
+	return status;
+}
+
+function runStryker(
+	summaryOnly: boolean,
+	args: string[],
+	env: NodeJS.ProcessEnv,
+	target: string | undefined,
+): number {
+	if (summaryOnly) return 0;
+	const withTarget = target ? { ...env, MUTATION_TARGET: target } : env;
+	return (
+		spawnSync('npx', ['stryker', 'run', ...args], { cwd: root, stdio: 'inherit', env: withTarget })
+			.status ?? 1
+	);
+}
+
+function readReport(): Report | undefined {
+	return existsSync(REPORT) ? (JSON.parse(readFileSync(REPORT, 'utf8')) as Report) : undefined;
+}
+
+function summarise(strykerStatus: number, started: number): { status: number; total: Tally } {
+	const wallSeconds = Math.round((Date.now() - started) / 1000);
+	const report = readReport();
+	if (!report) {
+		console.error('mutation: Stryker wrote no report');
+		return { status: strykerStatus || 1, total: emptyTally() };
+	}
+	const { total, byFile, byFolder, left } = tallyOf(report);
+	if (left.length > 0)
+		console.log(
+			`mutation: ${left.length} mutants not detected and not listed as equivalent:\n${left.join('\n')}`,
+		);
+	const line = (name: string, t: Tally) =>
+		`  ${name.padEnd(52)} score=${score(t).toFixed(1)}% mutants=${t.mutants} survived=${t.survived} no_coverage=${t.noCoverage} equivalent=${t.equivalent} ignored_static=${t.ignored}`;
+	console.log('mutation: by file');
+	for (const [file, t] of [...byFile].sort()) console.log(line(file, t));
+	console.log('mutation: by folder');
+	for (const [folder, t] of [...byFolder].sort()) console.log(line(folder, t));
+	console.log(
+		`mutation: score=${score(total).toFixed(1)}% mutants=${total.mutants} survived=${total.survived} no_coverage=${total.noCoverage} equivalent=${total.equivalent} ignored_static=${total.ignored} wall_s=${wallSeconds}`,
+	);
+	return { status: strykerStatus, total };
+}
+
+function tallyOf(report: Report) {
 	const equivalents = JSON.parse(readFileSync(EQUIVALENT, 'utf8')) as Equivalent[];
 	const used = new Set<Equivalent>();
 	const total = emptyTally();
@@ -116,6 +186,7 @@ function main(): number {
 			const listed = equivalents.find(
 				(e) =>
 					e.file === file &&
+					(e.line === undefined || e.line === mutant.location.start.line) &&
 					e.mutator === mutant.mutatorName &&
 					squash(e.original) === original &&
 					squash(e.replacement) === squash(mutant.replacement ?? ''),
@@ -145,20 +216,7 @@ function main(): number {
 			}
 		}
 	}
-	if (left.length > 0)
-		console.log(
-			`mutation: ${left.length} mutants not detected and not listed as equivalent:\n${left.join('\n')}`,
-		);
-	const line = (name: string, t: Tally) =>
-		`  ${name.padEnd(52)} score=${score(t).toFixed(1)}% mutants=${t.mutants} survived=${t.survived} no_coverage=${t.noCoverage} equivalent=${t.equivalent} ignored_static=${t.ignored}`;
-	console.log('mutation: by file');
-	for (const [file, t] of [...byFile].sort()) console.log(line(file, t));
-	console.log('mutation: by folder');
-	for (const [folder, t] of [...byFolder].sort()) console.log(line(folder, t));
-	console.log(
-		`mutation: score=${score(total).toFixed(1)}% mutants=${total.mutants} survived=${total.survived} no_coverage=${total.noCoverage} equivalent=${total.equivalent} ignored_static=${total.ignored} wall_s=${wallSeconds}`,
-	);
-	return stryker.status ?? 1;
+	return { total, byFile, byFolder, left };
 }
 
-process.exitCode = main();
+void main().then((status) => (process.exitCode = status));

@@ -360,7 +360,7 @@ describe('Company Registry › Look Up', () => {
 			[
 				'HRB99500',
 				'500',
-				'The registry could not process the lookup (HTTP 500 InternalFailureException)',
+				'The registry could not process the lookup (HTTP 500 Internal Server Error)',
 			],
 			['HRB99504', '504', 'The registry timed out behind its gateway (HTTP 504 Gateway Timeout)'],
 			['HRB99404', '404', 'The registry has no lookup endpoint at'],
@@ -438,7 +438,7 @@ describe('Company Registry › Look Up', () => {
 			expect(branches.notRegistered[0]).toMatchObject({
 				json: {
 					error:
-						'The registry could not process the lookup (HTTP 500 InternalFailureException) (tried 3 times)',
+						'The registry could not process the lookup (HTTP 500 Internal Server Error) (tried 3 times)',
 					details: { httpCode: '500', lookup: { countryCode: 'de', companyId: 'HRB99500' } },
 				},
 				pairedItem: { item: 0 },

@@ -37,7 +37,7 @@ describe('limits on retrying', () => {
 		expect(branches.notRegistered).toHaveLength(rows.length - failing);
 		for (const item of branches.errors)
 			expect(item.json.error).toMatch(
-				/^The registry could not process the lookup \(HTTP 500 InternalFailureException\)/,
+				/^The registry could not process the lookup \(HTTP 500 Internal Server Error\)/,
 			);
 		const retries = sandbox.lookupLog.length - rows.length;
 		// Max Attempts 3 would try each failing row twice more; the budget stops well before.
@@ -46,7 +46,7 @@ describe('limits on retrying', () => {
 		// Rows tried once only (the budget was spent) say nothing of tries.
 		const messages = new Set(branches.errors.map((item) => String(item.json.error)));
 		expect(messages).toContain(
-			'The registry could not process the lookup (HTTP 500 InternalFailureException)',
+			'The registry could not process the lookup (HTTP 500 Internal Server Error)',
 		);
 	});
 

@@ -115,7 +115,7 @@ describe('Company Registry Tool (AI agents, MCP)', () => {
 			expect(call.answer).toEqual([
 				{
 					error: expect.stringMatching(
-						/^The registry could not process the lookup \(HTTP 500 InternalFailureException\) \(tried 3 times\)\. .*try again later/,
+						/^The registry could not process the lookup \(HTTP 500 Internal Server Error\) \(tried 3 times\)\. .*try again later/,
 					),
 					lookup: { countryCode: 'de', companyId: 'HRB99500' },
 				},

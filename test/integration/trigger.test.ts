@@ -97,7 +97,7 @@ describe('Company Registry Trigger', () => {
 		const result = await engine.poll(triggerWorkflow(list), TRIGGER);
 		expect(result![0].map((item) => item.json.event)).toEqual(['detailsChanged']);
 		expect(engine.logs.join('\n')).toContain(
-			'The registry could not process the lookup (HTTP 500 InternalFailureException)',
+			'The registry could not process the lookup (HTTP 500 Internal Server Error)',
 		);
 	});
 

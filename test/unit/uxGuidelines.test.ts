@@ -9,6 +9,7 @@ import type {
 
 import { CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
 import { CompanyRegistry } from '../../nodes/CompanyRegistry/CompanyRegistry.node';
+import { describeFailure, type LookupFailure } from '../../nodes/shared/transport/registryError';
 import { CompanyRegistryTrigger } from '../../nodes/CompanyRegistryTrigger/CompanyRegistryTrigger.node';
 
 // What n8n's UX guidelines for community nodes ask of the texts a user reads, checked over every text
@@ -298,5 +299,66 @@ describe('subtitles under the node on the canvas', () => {
 		});
 		expect(text).toBe(expected);
 		expect(titleCaseViolations(text)).toEqual([]);
+	});
+});
+
+describe('the error texts a failed row shows follow the same guidelines', () => {
+	const context = {
+		key: { countryCode: 'de', companyId: 'HRB1' },
+		baseUrl: 'https://api.example.test',
+		timeoutMs: 30_000,
+		maxRateLimitWaitMs: 60_000,
+		secrets: [],
+	};
+	const http = (status: number): LookupFailure => ({ kind: 'http', status, body: {}, attempts: 3 });
+	/** Every kind of failure the transport reports, and every status it words on its own. */
+	const failures: Array<[string, LookupFailure]> = [
+		...[400, 401, 404, 418, 500, 502, 503, 504].map((status): [string, LookupFailure] => [
+			`HTTP ${status}`,
+			http(status),
+		]),
+		['a timeout', { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT', attempts: 3 }],
+		['no connection', { kind: 'no-response', reason: 'network', code: 'ECONNRESET', attempts: 3 }],
+		['429 beyond the wait', { kind: 'rate-limited', waitedMs: 61_000, retryAfterMs: 7_200_000 }],
+		['a redirect', { kind: 'redirect', status: 301, location: 'https://elsewhere.test/' }],
+		['an oversized answer', { kind: 'oversized', limitBytes: 65_536, declaredBytes: 70_000 }],
+		['a broken record', { kind: 'contract', problem: "field 'status' is missing" }],
+		['403', { kind: 'forbidden', body: {}, grantedScopes: 'read:aml' }],
+		['a refused token', { kind: 'token-refused', status: 401, renewed: true }],
+		['a large token', { kind: 'token-refused', status: 431, renewed: false, tokenBytes: 90_000 }],
+		['a registry that is down', { kind: 'registry-down', last: http(503), failed: 19, of: 20 }],
+	];
+	const texts = failures.flatMap(([label, failure]) => {
+		const { message, description } = describeFailure(failure, context);
+		return [
+			{ where: `${label} (message)`, text: message },
+			...(description ? [{ where: `${label} (description)`, text: description }] : []),
+		];
+	});
+
+	it('use no exception names, "failure" or header names', () => {
+		const wrong = texts.flatMap(({ where, text }) =>
+			JARGON.filter(([pattern]) => pattern.test(text)).map(([, what]) => ({ where, what, text })),
+		);
+		expect(wrong).toEqual([]);
+	});
+
+	it('start with a capital letter (or the name n8n)', () => {
+		expect(texts.filter(({ text }) => !/^([\p{Lu}\d]|n8n\b)/u.test(text))).toEqual([]);
+	});
+
+	/** The labels of the node's options, as the editor shows them. */
+	const labels = all('titles')
+		.filter(({ where }) => where.startsWith('Company Registry ›') && !where.includes('option'))
+		.map(({ text }) => text);
+
+	it.each<[string, LookupFailure]>([
+		['a timeout', failures.find(([label]) => label === 'a timeout')![1]],
+		['429 beyond the wait', failures.find(([label]) => label === '429 beyond the wait')![1]],
+		['HTTP 400', http(400)],
+	])('%s names, by its label, the parameter to change', (_label, failure) => {
+		const { description } = describeFailure(failure, context);
+		const named = labels.filter((label) => description!.includes(label));
+		expect(named.length).toBeGreaterThan(0);
 	});
 });

@@ -33,8 +33,9 @@ const NOT_AVAILABLE_FORMS = /^n\.?\s*\/?\s*a\.?$/i;
 
 /** Blank, a not-available form, or no letter or digit at all ("-", "—", "..."): no value. */
 function isPlaceholder(text: string): boolean {
+	// Blank has no letter or digit either.
 	const trimmed = text.trim();
-	return trimmed === '' || NOT_AVAILABLE_FORMS.test(trimmed) || !/[\p{L}\p{N}]/u.test(trimmed);
+	return NOT_AVAILABLE_FORMS.test(trimmed) || !/[\p{L}\p{N}]/u.test(trimmed);
 }
 
 /** Sections 2.1 "Company record" and 4.2 "Look up a company", rule 1: a registered company. Fields the API may add later pass through. */
@@ -111,24 +112,20 @@ export function checkCompanyRecord(body: unknown, now: number = Date.now()): Rec
 		}
 		return { valid: true, record };
 	}
+	// The body is an object and the record flat: every issue names one top-level field.
 	const issue = parsed.error.issues[0];
-	const field = issue.path.join('.') || 'isRegistered';
-	const value = (body as Record<string, unknown>)[String(issue.path[0] ?? 'isRegistered')];
+	const field = String(issue.path[0]);
+	const value = (body as Record<string, unknown>)[field];
 	const shownValue = value === undefined ? 'missing' : `${JSON.stringify(value)}`;
-	return {
-		valid: false,
-		problem: `field '${field}' is ${shownValue}: ${describeIssue(issue, body as Record<string, unknown>)}`,
-	};
+	return { valid: false, problem: `field '${field}' is ${shownValue}: ${describeIssue(issue)}` };
 }
 
-function describeIssue(issue: z.ZodIssue, body: Record<string, unknown>): string {
+function describeIssue(issue: z.ZodIssue): string {
 	if (issue.code === 'invalid_enum_value') return `expected ${issue.options.join(' or ')}`;
 	if (issue.code === 'invalid_union_discriminator') return 'expected true or false';
-	if (issue.code === 'invalid_literal') {
-		return body.isRegistered === false
-			? `expected '${NOT_AVAILABLE}' because isRegistered is false`
-			: `expected ${JSON.stringify(issue.expected)}`;
-	}
+	// The discriminator picks the schema, so only an unregistered company's N/A literals can differ.
+	if (issue.code === 'invalid_literal')
+		return `expected '${NOT_AVAILABLE}' because isRegistered is false`;
 	return issue.message;
 }
 

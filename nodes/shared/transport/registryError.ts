@@ -129,18 +129,18 @@ export function describeFailure(
 		case 'registry-down': {
 			const last = failure.last ? describeFailure(failure.last, context).message : 'no answer';
 			const share = failure.of
-				? ` ${failure.failed} of its last ${failure.of} answers were failures, and it still failed after a pause.`
+				? ` ${failure.failed} of its last ${failure.of} answers were errors, and it still gave errors after a pause.`
 				: '';
 			return {
 				message: `The Company Registry at ${baseUrl} seems to be down; this row was not looked up`,
-				description: `Last failure: ${last}.${share} The rest of this run was not sent, so the registry is not hammered. Run it again later.`,
+				description: `The last error: ${last}.${share} The rest of this run was not sent, so the registry is not hammered. Run it again later.`,
 			};
 		}
 		case 'no-response':
 			if (failure.reason === 'timeout') {
 				return {
 					message: `The Company Registry did not answer within ${seconds(context.timeoutMs)}${tries(failure.attempts)}`,
-					description: `${about}. Raise the Request Timeout option if the registry is slow.`,
+					description: `${about}. If the registry is slow, raise the Request Timeout (Seconds) option.`,
 				};
 			}
 			// The network code goes in the description: n8n replaces messages that contain one.
@@ -155,7 +155,7 @@ export function describeFailure(
 					: '';
 			return {
 				message: `The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}`,
-				description: `${about} waited ${seconds(failure.waitedMs)}.${asked} Turn on the node's Retry On Fail setting so n8n runs it again later, lower Max Requests per Second, or raise Max Rate-Limit Wait.`,
+				description: `${about} waited ${seconds(failure.waitedMs)}.${asked} Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.`,
 				httpCode: '429',
 			};
 		}
@@ -211,7 +211,7 @@ function describeStatus(
 			const text = serverMessage(failure.body);
 			return {
 				message: `The registry rejected the input: ${text ? safe(text) : 'Bad Request'}`,
-				description: `${about}. InvalidInputException, not retried: check the country code and the characters in the company id.`,
+				description: `${about}. Not retried: check the row's Country and the characters in its Company ID.`,
 			};
 		}
 		case 401:
@@ -227,14 +227,14 @@ function describeStatus(
 			};
 		case 500:
 			return {
-				message: `The registry could not process the lookup (HTTP 500 InternalFailureException)${tries(failure.attempts)}`,
-				description: `${about}. The failure is on the registry's side; try again later.${said(failure.body)}`,
+				message: `The registry could not process the lookup (HTTP 500 Internal Server Error)${tries(failure.attempts)}`,
+				description: `${about}. The problem is on the registry's side; try again later.${said(failure.body)}`,
 			};
 		case 502:
 		case 503:
 			return {
 				message: `The registry is unavailable (HTTP ${status}${status === 502 ? ' Bad Gateway' : ' Service Unavailable'})${tries(failure.attempts)}`,
-				description: `${about}. The failure is on the registry's side; try again later.${said(failure.body)}`,
+				description: `${about}. The problem is on the registry's side; try again later.${said(failure.body)}`,
 			};
 		case 504:
 			return {

@@ -85,3 +85,63 @@ describe('company record check, at the edges', () => {
 		expect(problemOf(body)).toBe(problem);
 	});
 });
+
+describe('company record check, at its limits (issue 27: each limit seen from both sides)', () => {
+	it.each([
+		['x'.repeat(80), `the response body is not a JSON object: "${'x'.repeat(80)}"`],
+		['x'.repeat(81), `the response body is not a JSON object: "${'x'.repeat(80)}…"`],
+		[42, 'the response body is not a JSON object: 42'],
+		[[1], 'the response body is not a JSON object: [1]'],
+		[
+			{ ...registered, officialName: 7 },
+			"field 'officialName' is 7: Expected string, received number",
+		],
+		[
+			{ ...registered, officialName: 'n.a.' },
+			`field 'officialName' is "n.a.": expected the official name, not blank or a placeholder such as 'N/A' or '-'`,
+		],
+		[
+			{ ...registered, registrationDate: '1998-04-17x' },
+			`field 'registrationDate' is "1998-04-17x": expected a date in the form yyyy-mm-dd`,
+		],
+		[
+			{ ...registered, officialName: 'N / A' },
+			`field 'officialName' is "N / A": expected the official name, not blank or a placeholder such as 'N/A' or '-'`,
+		],
+		[
+			{ ...registered, registrationDate: 'x1998-04-17' },
+			`field 'registrationDate' is "x1998-04-17": expected a date in the form yyyy-mm-dd`,
+		],
+		[
+			{ ...registered, registrationDate: '0999-12-31' },
+			`field 'registrationDate' is "0999-12-31": not a plausible date of first registration (before the year 1000)`,
+		],
+	])('%j: %s', (body, problem) => {
+		expect(problemOf(body)).toBe(problem);
+	});
+
+	it.each([['Tina'], ['Nana'], ['Ina'], ['N/Air']])(
+		'accepts %j as a name: only the whole name can be a not-available form',
+		(officialName) => {
+			expect(checkCompanyRecord({ ...registered, officialName }).valid).toBe(true);
+		},
+	);
+
+	it('takes the year 1000 as the earliest date of first registration', () => {
+		const check = checkCompanyRecord({ ...registered, registrationDate: '1000-01-01' });
+		expect(check.valid).toBe(true);
+	});
+
+	it('a registration date up to a day ahead of the clock passes; a millisecond more is the future', () => {
+		const registeredOn = { ...registered, registrationDate: '2026-11-26' };
+		const dayBefore = Date.parse('2026-11-25T00:00:00Z');
+		expect(checkCompanyRecord(registeredOn, dayBefore)).toEqual({
+			valid: true,
+			record: registeredOn,
+		});
+		expect(checkCompanyRecord(registeredOn, dayBefore - 1)).toEqual({
+			valid: false,
+			problem: `field 'registrationDate' is "2026-11-26": a date of first registration cannot be in the future`,
+		});
+	});
+});

@@ -1,9 +1,12 @@
 import {
+	countryOptions,
 	LookupInputError,
 	lookupKeyId,
+	nonUsCountryCodes,
 	normalizeCountry,
 	normalizeUsState,
 	toLookupKey,
+	usStateOptions,
 } from '../../../nodes/shared/model/lookupKey';
 
 // Interface document section 2.2: countryCode is lowercase ISO 3166-1 alpha-2; stateCode is required for us.
@@ -115,5 +118,65 @@ describe('lookup key', () => {
 		);
 		expect(lookupKeyId(key)).not.toBe(lookupKeyId({ ...key, languageCode: undefined }));
 		expect(lookupKeyId(key)).not.toBe(lookupKeyId({ ...key, stateCode: 'ny' }));
+	});
+});
+
+// The Country and State dropdowns: what the editor lists and what a saved workflow stores.
+describe('the dropdown options', () => {
+	it.each([
+		['de', 'Germany (DE)'],
+		['kr', 'South Korea (KR; Korea, Republic of)'],
+		['fk', 'Falkland Islands (FK; Falkland Islands (Malvinas))'],
+		[
+			'gb',
+			'United Kingdom (GB, UK, Great Britain, England; United Kingdom of Great Britain and Northern Ireland)',
+		],
+	])('the country %s is listed as %j, and a value the lookup accepts', (code, name) => {
+		expect(countryOptions.filter((option) => option.value === code)).toEqual([
+			{ name, value: code },
+		]);
+		expect(normalizeCountry(code)).toBe(code);
+	});
+
+	it('lists the states by name, storing their code; the non-US list is every country but the US', () => {
+		expect(usStateOptions).toContainEqual({ name: 'California', value: 'ca' });
+		expect(nonUsCountryCodes).not.toContain('us');
+		expect(nonUsCountryCodes).toContain('de');
+		expect(nonUsCountryCodes).toHaveLength(countryOptions.length - 1);
+	});
+});
+
+describe('names of countries as people write them', () => {
+	it.each([
+		['Aland Islands', 'ax'],
+		// Accents the table does not have: dropped from what is typed too.
+		['Perú', 'pe'],
+		['México', 'mx'],
+		['Curacao', 'cw'],
+		['Reunion', 're'],
+		// ISO's name without its part in brackets, where no other country has it.
+		['Saint Martin', 'mf'],
+		['Sint Maarten', 'sx'],
+		['Falkland Islands', 'fk'],
+		// Both ISO names shorten to "Virgin Islands": the first in ISO's order keeps it.
+		['Virgin Islands', 'vg'],
+		['US Virgin Islands', 'vi'],
+	])('%j, accents or brackets aside, is %s', (name, code) => {
+		expect(normalizeCountry(name)).toBe(code);
+	});
+
+	it.each([
+		[{ country: {}, companyId: 'X' }, 'Country is an object, not text'],
+		[{ country: 'us', companyId: 'X', state: [] }, 'State is a list, not text'],
+	])('names the field that is not text: %j', (fields, message) => {
+		const error = ((): unknown => {
+			try {
+				return toLookupKey(fields);
+			} catch (thrown) {
+				return thrown;
+			}
+		})();
+		// As n8n's log and a Code node print it.
+		expect(String(error)).toBe(`LookupInputError: ${message}`);
 	});
 });

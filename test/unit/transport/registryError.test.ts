@@ -1,6 +1,10 @@
 import type { INode } from 'n8n-workflow';
 
-import { registryError, type LookupFailure } from '../../../nodes/shared/transport/registryError';
+import {
+	describeFailure,
+	registryError,
+	type LookupFailure,
+} from '../../../nodes/shared/transport/registryError';
 
 // The one place that words a failed lookup: every kind of failure, its message, its HTTP code.
 const node: INode = {
@@ -68,7 +72,7 @@ describe('registry error', () => {
 		[
 			'500 after 3 tries',
 			{ kind: 'http', status: 500, body: {}, attempts: 3 },
-			'The registry could not process the lookup (HTTP 500 InternalFailureException) (tried 3 times)',
+			'The registry could not process the lookup (HTTP 500 Internal Server Error) (tried 3 times)',
 			'500',
 		],
 		[
@@ -174,5 +178,412 @@ describe('registry error', () => {
 			context,
 		);
 		expect(error.description).toContain('echo: [redacted]\\u{D}\\u{A}Bearer [redacted]');
+	});
+});
+
+/**
+ * Every branch of the wording, as the user reads it: message, description and HTTP code together. The
+ * key is a US company (state shown), the Base URL carries user info (never shown), and 's3cret' is a
+ * secret the server echoes (always redacted).
+ */
+describe('registry error texts, whole', () => {
+	const textContext = {
+		key: { countryCode: 'us', companyId: 'C123', stateCode: 'ca' },
+		baseUrl: 'https://u:p@api.example.test/',
+		timeoutMs: 1500,
+		maxRateLimitWaitMs: 10_000,
+		secrets: ['s3cret'],
+	};
+	it.each<
+		[string, LookupFailure, Partial<typeof textContext> | null, ReturnType<typeof describeFailure>]
+	>([
+		[
+			'400 with a string body, a key with a state',
+			{ kind: 'http', status: 400, body: 'Bad id s3cret' },
+			null,
+			{
+				message: 'The registry rejected the input: Bad id [redacted]',
+				description:
+					"Lookup of us/C123 (state ca). Not retried: check the row's Country and the characters in its Company ID.",
+				httpCode: '400',
+			},
+		],
+		[
+			'400 without a server message, no key',
+			{ kind: 'http', status: 400, body: {} },
+			{ key: undefined },
+			{
+				message: 'The registry rejected the input: Bad Request',
+				description:
+					"The lookup. Not retried: check the row's Country and the characters in its Company ID.",
+				httpCode: '400',
+			},
+		],
+		[
+			'401',
+			{ kind: 'http', status: 401, body: {} },
+			null,
+			{
+				message: 'The registry rejected the access token, also after fetching a new one',
+				description:
+					"n8n asked the token endpoint for a new token and the registry still refused it. Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.",
+				httpCode: '401',
+			},
+		],
+		[
+			'404',
+			{ kind: 'http', status: 404, body: {} },
+			null,
+			{
+				message:
+					'The registry has no lookup endpoint at https://api.example.test/v1/company/… (HTTP 404)',
+				description:
+					"Lookup of us/C123 (state ca). Check the credential's Base URL: it is the API host without /v1, e.g. https://api.verifiet.com.",
+				httpCode: '404',
+			},
+		],
+		[
+			'500 once, with the error field',
+			{ kind: 'http', status: 500, body: { error: 'InternalFailureException' }, attempts: 1 },
+			null,
+			{
+				message: 'The registry could not process the lookup (HTTP 500 Internal Server Error)',
+				description:
+					"Lookup of us/C123 (state ca). The problem is on the registry's side; try again later. The registry said: InternalFailureException",
+				httpCode: '500',
+			},
+		],
+		[
+			'500 with an empty message and error',
+			{ kind: 'http', status: 500, body: { message: '', error: '' }, attempts: 2 },
+			null,
+			{
+				message:
+					'The registry could not process the lookup (HTTP 500 Internal Server Error) (tried 2 times)',
+				description:
+					"Lookup of us/C123 (state ca). The problem is on the registry's side; try again later.",
+				httpCode: '500',
+			},
+		],
+		[
+			'502',
+			{ kind: 'http', status: 502, body: '  ', attempts: 3 },
+			null,
+			{
+				message: 'The registry is unavailable (HTTP 502 Bad Gateway) (tried 3 times)',
+				description:
+					"Lookup of us/C123 (state ca). The problem is on the registry's side; try again later.",
+				httpCode: '502',
+			},
+		],
+		[
+			'503 with a message',
+			{ kind: 'http', status: 503, body: { message: 'maintenance' } },
+			null,
+			{
+				message: 'The registry is unavailable (HTTP 503 Service Unavailable)',
+				description:
+					"Lookup of us/C123 (state ca). The problem is on the registry's side; try again later. The registry said: maintenance",
+				httpCode: '503',
+			},
+		],
+		[
+			'504',
+			{ kind: 'http', status: 504, body: {}, attempts: 2 },
+			null,
+			{
+				message:
+					'The registry timed out behind its gateway (HTTP 504 Gateway Timeout) (tried 2 times)',
+				description:
+					'Lookup of us/C123 (state ca). The registry was too slow to answer; try again later.',
+				httpCode: '504',
+			},
+		],
+		[
+			'an unlisted status with a long reason phrase',
+			{
+				kind: 'http',
+				status: 599,
+				statusMessage: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+				body: { message: 'why' },
+			},
+			null,
+			{
+				message:
+					'The registry answered HTTP 599 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+				description: 'Lookup of us/C123 (state ca). The registry said: why',
+				httpCode: '599',
+			},
+		],
+		[
+			'an unlisted status without one',
+			{ kind: 'http', status: 409, body: null },
+			null,
+			{
+				message: 'The registry answered HTTP 409',
+				description: 'Lookup of us/C123 (state ca).',
+				httpCode: '409',
+			},
+		],
+		[
+			'a timeout',
+			{ kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT', attempts: 2 },
+			null,
+			{
+				message: 'The Company Registry did not answer within 1.5 s (tried 2 times)',
+				description:
+					'Lookup of us/C123 (state ca). If the registry is slow, raise the Request Timeout (Seconds) option.',
+			},
+		],
+		[
+			'a timeout of 10 s or more',
+			{ kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT', attempts: 1 },
+			{ timeoutMs: 12400 },
+			{
+				message: 'The Company Registry did not answer within 12 s',
+				description:
+					'Lookup of us/C123 (state ca). If the registry is slow, raise the Request Timeout (Seconds) option.',
+			},
+		],
+		[
+			'no connection',
+			{ kind: 'no-response', reason: 'network', code: 'ECONNREFUSED', attempts: 1 },
+			null,
+			{
+				message: 'Could not reach the Company Registry at https://api.example.test',
+				description:
+					"Lookup of us/C123 (state ca) got no answer (ECONNREFUSED). Check the credential's Base URL and the network between n8n and the registry.",
+			},
+		],
+		[
+			'429, asked for no longer than the wait',
+			{ kind: 'rate-limited', waitedMs: 10000, retryAfterMs: 10000 },
+			null,
+			{
+				message:
+					'The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of 10 s',
+				description:
+					"Lookup of us/C123 (state ca) waited 10 s. Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.",
+				httpCode: '429',
+			},
+		],
+		[
+			'429, asked for minutes',
+			{ kind: 'rate-limited', waitedMs: 9960, retryAfterMs: 120000 },
+			null,
+			{
+				message:
+					'The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of 10 s',
+				description:
+					"Lookup of us/C123 (state ca) waited 10 s. The registry asks to wait 2 min, longer than the Max Rate-Limit Wait of 10 s: a quota may be spent. Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.",
+				httpCode: '429',
+			},
+		],
+		[
+			'429, asked for just under two minutes',
+			{ kind: 'rate-limited', waitedMs: 0, retryAfterMs: 119000 },
+			null,
+			{
+				message:
+					'The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of 10 s',
+				description:
+					"Lookup of us/C123 (state ca) waited 0 s. The registry asks to wait 119 s, longer than the Max Rate-Limit Wait of 10 s: a quota may be spent. Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.",
+				httpCode: '429',
+			},
+		],
+		[
+			'429, asked for just under two hours',
+			{ kind: 'rate-limited', waitedMs: 0, retryAfterMs: 7199000 },
+			null,
+			{
+				message:
+					'The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of 10 s',
+				description:
+					"Lookup of us/C123 (state ca) waited 0 s. The registry asks to wait 120 min, longer than the Max Rate-Limit Wait of 10 s: a quota may be spent. Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.",
+				httpCode: '429',
+			},
+		],
+		[
+			'429, asked for two hours',
+			{ kind: 'rate-limited', waitedMs: 0, retryAfterMs: 7200000 },
+			null,
+			{
+				message:
+					'The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of 10 s',
+				description:
+					"Lookup of us/C123 (state ca) waited 0 s. The registry asks to wait 2 h, longer than the Max Rate-Limit Wait of 10 s: a quota may be spent. Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.",
+				httpCode: '429',
+			},
+		],
+		[
+			'a redirect without a Location',
+			{ kind: 'redirect', status: 308 },
+			null,
+			{
+				message: 'The registry answered with a redirect (HTTP 308), which the node does not follow',
+				description:
+					"Lookup of us/C123 (state ca). The access token is only ever sent to the credential's Base URL (https://api.example.test). If the registry has moved, set the Base URL to its new address.",
+				httpCode: '308',
+			},
+		],
+		[
+			'an oversized answer, declared',
+			{ kind: 'oversized', limitBytes: 65536, declaredBytes: 70000 },
+			null,
+			{
+				message:
+					"The registry's answer is larger than 64 KB (Content-Length 70000 bytes); it was not read (a company record is under 2 KB)",
+				description:
+					'Lookup of us/C123 (state ca). Nothing of the answer was passed on. If the Base URL is right, the registry or something between it and n8n sends answers that are no company record.',
+			},
+		],
+		[
+			'an oversized answer, found on reading',
+			{ kind: 'oversized', limitBytes: 65536 },
+			null,
+			{
+				message:
+					"The registry's answer is larger than 64 KB after decompression; it was not read (a company record is under 2 KB)",
+				description:
+					'Lookup of us/C123 (state ca). Nothing of the answer was passed on. If the Base URL is right, the registry or something between it and n8n sends answers that are no company record.',
+			},
+		],
+		[
+			'a broken record',
+			{ kind: 'contract', problem: 'x s3cret' },
+			null,
+			{
+				message: "The registry's answer is not a valid company record: x [redacted]",
+				description: 'Lookup of us/C123 (state ca). The record was not passed on.',
+				httpCode: '200',
+			},
+		],
+		[
+			'403 without scopes, with a message',
+			{ kind: 'forbidden', body: { message: 'plan basic' } },
+			null,
+			{
+				message:
+					"The credential's plan or token scope does not include company data (read:company)",
+				description:
+					'Granted scopes: none. Ask the registry operator to add company data to the plan. The registry said: plan basic',
+				httpCode: '403',
+			},
+		],
+		[
+			'a failed token exchange with a secret',
+			{ kind: 'credential', message: 'bad s3cret' },
+			null,
+			{ message: 'bad [redacted]' },
+		],
+		[
+			'a token refused (413), size unknown',
+			{ kind: 'token-refused', status: 413, renewed: false },
+			null,
+			{
+				message:
+					'The registry refused the request as too large (HTTP 413): the access token the token endpoint just issued is of unknown size',
+				description:
+					"An access token is normally one or two KB; the registry, or a proxy before it, does not take request headers this large, so no lookup of this run can succeed. Check the credential's Auth URL and Audience, and ask the registry operator why its tokens are this large.",
+				httpCode: '413',
+			},
+		],
+		[
+			'a token refused (401), renewed',
+			{ kind: 'token-refused', status: 401, renewed: true },
+			null,
+			{
+				message: 'The registry rejected the access token, also after fetching a new one',
+				description:
+					"The token endpoint issued a new token and the registry rejected it too (HTTP 401), so no lookup of this run can succeed. Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.",
+				httpCode: '401',
+			},
+		],
+		[
+			'a token refused (401), fresh',
+			{ kind: 'token-refused', status: 401, renewed: false },
+			null,
+			{
+				message:
+					'The registry rejected the access token the token endpoint had just issued (HTTP 401)',
+				description:
+					"A token fetched for this run was refused before the registry accepted any, so no lookup of this run can succeed. Check the credential's Base URL and Audience (the token must be for {Base URL}/v1/), and that the client is enabled.",
+				httpCode: '401',
+			},
+		],
+		[
+			'a registry that is down, with its last failure and share',
+			{
+				kind: 'registry-down',
+				last: { kind: 'http', status: 503, body: {}, attempts: 1 },
+				failed: 9,
+				of: 10,
+			},
+			null,
+			{
+				message:
+					'The Company Registry at https://api.example.test seems to be down; this row was not looked up',
+				description:
+					'The last error: The registry is unavailable (HTTP 503 Service Unavailable). 9 of its last 10 answers were errors, and it still gave errors after a pause. The rest of this run was not sent, so the registry is not hammered. Run it again later.',
+			},
+		],
+		[
+			'a registry that is down, nothing known',
+			{ kind: 'registry-down' },
+			null,
+			{
+				message:
+					'The Company Registry at https://api.example.test seems to be down; this row was not looked up',
+				description:
+					'The last error: no answer. The rest of this run was not sent, so the registry is not hammered. Run it again later.',
+			},
+		],
+	])('%s', (_label, failure, changes, expected) => {
+		expect(describeFailure(failure, { ...textContext, ...changes })).toEqual(expected);
+	});
+});
+
+describe('what the registry said, and what n8n keeps of the error', () => {
+	const say = (body: unknown) =>
+		describeFailure({ kind: 'http', status: 503, body, attempts: 1 }, { ...context, secrets: [] })
+			.description;
+	it.each<[string, unknown, string]>([
+		[
+			'an empty message gives way to the error field',
+			{ message: '', error: 'boom' },
+			' The registry said: boom',
+		],
+		['an error field that is not text is not quoted', { error: 42 }, ''],
+		[
+			'a message that is not text gives way to the error field',
+			{ message: 7, error: 'boom' },
+			' The registry said: boom',
+		],
+		['no body at all', undefined, ''],
+		['a number as the body', 503, ''],
+	])('%s', (_label, body, said) => {
+		expect(say(body)).toBe(
+			`Lookup of de/HRB1. The problem is on the registry's side; try again later.${said}`,
+		);
+	});
+
+	it('names a key without a state plainly', () => {
+		expect(
+			describeFailure({ kind: 'contract', problem: 'x' }, { ...context, secrets: [] }).description,
+		).toBe('Lookup of de/HRB1. The record was not passed on.');
+	});
+
+	it('n8n keeps the same plain fields as the error response (its error details), nothing of the request', () => {
+		const full = registryError({ kind: 'http', status: 404, body: {} }, context);
+		expect(full.errorResponse).toEqual({
+			message: full.message,
+			description: full.description,
+			httpCode: '404',
+		});
+		const bare = registryError(
+			{ kind: 'credential', message: 'The Client ID was refused' },
+			context,
+		);
+		expect(bare.errorResponse).toEqual({ message: 'The Client ID was refused' });
 	});
 });
