@@ -38,6 +38,14 @@ function isPlaceholder(text: string): boolean {
 	return NOT_AVAILABLE_FORMS.test(trimmed) || !/[\p{L}\p{N}]/u.test(trimmed);
 }
 
+/**
+ * The most characters of an official name or an address: six times the longest name a register allows
+ * (Companies House: 160). Bounded because every row carries them on, and a watch keeps both in n8n's
+ * database for each company it watches.
+ */
+export const MAX_TEXT_CHARS = 1_000;
+const tooLong = `longer than ${MAX_TEXT_CHARS} characters, which no register gives`;
+
 /** Sections 2.1 "Company record" and 4.2 "Look up a company", rule 1: a registered company. Fields the API may add later pass through. */
 export const registeredCompanySchema = z
 	.object({
@@ -45,6 +53,7 @@ export const registeredCompanySchema = z
 		// A registered company has a name: blank or a placeholder means a broken record.
 		officialName: z
 			.string()
+			.max(MAX_TEXT_CHARS, tooLong)
 			.refine(
 				(name) => !isPlaceholder(name),
 				`expected the official name, not blank or a placeholder such as '${NOT_AVAILABLE}' or '-'`,
@@ -55,6 +64,7 @@ export const registeredCompanySchema = z
 		// placeholder here is a broken record, not a missing address.
 		registeredAddress: z
 			.string()
+			.max(MAX_TEXT_CHARS, tooLong)
 			.refine(
 				(address) => !isPlaceholder(address),
 				`expected the address, or no registeredAddress when the register has none ('${NOT_AVAILABLE}' is for unregistered companies)`,
@@ -116,7 +126,12 @@ export function checkCompanyRecord(body: unknown, now: number = Date.now()): Rec
 	const issue = parsed.error.issues[0];
 	const field = String(issue.path[0]);
 	const value = (body as Record<string, unknown>)[field];
-	const shownValue = value === undefined ? 'missing' : `${JSON.stringify(value)}`;
+	const shownValue =
+		value === undefined
+			? 'missing'
+			: typeof value === 'string' && value.length > 80
+				? `${truncate(value)} (${value.length} characters)`
+				: JSON.stringify(value);
 	return { valid: false, problem: `field '${field}' is ${shownValue}: ${describeIssue(issue)}` };
 }
 

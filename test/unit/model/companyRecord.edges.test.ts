@@ -127,6 +127,18 @@ describe('company record check, at its limits (issue 27: each limit seen from bo
 		},
 	);
 
+	it.each([['officialName'], ['registeredAddress']])(
+		'%s: 1,000 characters pass, one more is a broken record (shown cut, with its length)',
+		(field) => {
+			const longest = `Main ${'x'.repeat(989)} 12345`;
+			expect(longest).toHaveLength(1_000);
+			expect(checkCompanyRecord({ ...registered, [field]: longest }).valid).toBe(true);
+			expect(problemOf({ ...registered, [field]: `${longest}6` })).toBe(
+				`field '${field}' is "Main ${'x'.repeat(75)}…" (1001 characters): longer than 1000 characters, which no register gives`,
+			);
+		},
+	);
+
 	it('takes the year 1000 as the earliest date of first registration', () => {
 		const check = checkCompanyRecord({ ...registered, registrationDate: '1000-01-01' });
 		expect(check.valid).toBe(true);
