@@ -116,9 +116,14 @@ export class Browser {
 		prepare?: string,
 	): Promise<void> {
 		await this.send('Page.navigate', { url });
+		await this.capture(ready, path, settleMs, prepare);
+	}
+
+	/** The page as it is now, once `ready` is true and it settles (see screenshot): no navigation. */
+	async capture(ready: string, path: string, settleMs = 1500, prepare?: string): Promise<void> {
 		// n8n's editor is a single-page app: give it time to load and render.
 		await waitFor(
-			`the page ${url}`,
+			`the page to show ${ready}`,
 			async () => (await this.evaluate<boolean>(ready)) === true,
 			90,
 		);

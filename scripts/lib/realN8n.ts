@@ -389,8 +389,13 @@ export async function startN8n(
 	);
 	// /healthz answers before the REST API is mounted, and on a busy machine /rest/settings before the
 	// other routes are: /rest/login, without a session, answers 401 once it is mounted (404 before).
-	const ready = async () =>
-		(await fetch(`${base}/rest/settings`)).ok && (await fetch(`${base}/rest/login`)).status !== 404;
+	// Before that, every route may answer 200 "n8n is starting up. Please wait" (seen with nothing to
+	// load first: an owner set up then got no session cookie).
+	const ready = async () => {
+		if (!(await fetch(`${base}/rest/settings`)).ok) return false;
+		const login = await fetch(`${base}/rest/login`);
+		return login.status !== 404 && !(await login.text()).includes('n8n is starting up');
+	};
 	await checklist.timed('n8n start until ready', () =>
 		waitFor('n8n /rest/settings and /rest/login', ready, 180),
 	);
