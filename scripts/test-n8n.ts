@@ -243,7 +243,7 @@ async function main(): Promise<void> {
 				await checkMcp(n8n, checklist, sandbox);
 			}
 			if (selected('oversized'))
-				await checklist.timed('oversized answers: 1,000 rows, three runs', () =>
+				await checklist.timed('oversized answers: 1,000 rows, three runs and two without', () =>
 					checkOversized(n8n, checklist),
 				);
 			if (selected('trigger'))

@@ -965,12 +965,27 @@ async function scenarioPortfolio(cluster: Cluster): Promise<void> {
 			connections: chain('Webhook', 'Rows', 'Watch for Changes'),
 			settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all' },
 		});
+		// Production webhooks register a moment after publishing: probe with an empty list (a run that
+		// watches nothing), then let the probe runs finish before the measured ones.
 		await waitFor(
 			'the portfolio webhook',
 			async () =>
-				(await fetch(`${cluster.main!.base}/webhook/${path}`, { method: 'OPTIONS' })).status !==
-				404,
+				(
+					await fetch(`${cluster.main!.base}/webhook/${path}`, {
+						method: 'POST',
+						headers: { 'content-type': 'application/json' },
+						body: JSON.stringify({ rows: [] }),
+					})
+				).status !== 404,
 			60,
+		);
+		await waitFor(
+			'the probe runs',
+			async () => {
+				const probes = await executionsOf(cluster.pg, workflowId);
+				return probes.length > 0 && probes.every(finished);
+			},
+			120,
 		);
 		const rows = companies.map(({ country, companyId }) => ({ country, companyId }));
 		const id = (index: number) => companies[index].companyId;

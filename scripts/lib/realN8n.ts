@@ -8,7 +8,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
-export const N8N_VERSION = '2.41.1';
+/** The n8n the checks run on: 2.41.1, or N8N_VERSION=2.34.0 for the oldest supported (README). */
+export const N8N_VERSION = process.env.N8N_VERSION ?? '2.41.1';
 export const PACKAGE_NAME = 'n8n-nodes-company-registry';
 export const root = resolve(__dirname, '..', '..');
 /** The folder `npm pack` and `npm run build` run in: the folder holding the package's package.json. */
