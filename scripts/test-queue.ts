@@ -8,7 +8,9 @@
 //   overlap: two executions of one watch workflow at once: is an event lost or repeated?
 //   4. a worker SIGKILLed in the middle of a sheet: what n8n does with the execution, Registered, watch state;
 //   3. the Company Registry Trigger (every minute, n8n's fastest poll) and a Schedule Trigger running
-//      Watch for Changes: one turnedInactive from each, never repeated, state kept across a restart of all.
+//      Watch for Changes: one turnedInactive from each, never repeated, state kept across a restart of all;
+//   5. (run first) a watch of 10,000 companies, five runs over both workers: each change reported once.
+//      TEST_QUEUE_ONLY=watch runs it alone.
 // Everything it starts is stopped by process id at the end, and the data folders are removed.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

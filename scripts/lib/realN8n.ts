@@ -5,7 +5,7 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 /** The n8n the checks run on: 2.41.1, or N8N_VERSION=2.34.0 for the oldest supported (README). */
@@ -313,7 +313,10 @@ export class Processes {
 		const chunks: string[] = [];
 		child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
 		child.stderr?.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-		child.on('exit', () => writeFileSync(logFile, chunks.join('')));
+		child.on('exit', () => {
+			// A log folder already removed (a check cleaning up after itself) loses the log, not the run.
+			if (existsSync(dirname(logFile))) writeFileSync(logFile, chunks.join(''));
+		});
 		this.started.push(child);
 		return child;
 	}

@@ -23,6 +23,8 @@ import { Rest } from '../lib/rest';
 
 const TEMPLATE_ID = 'template-company-lookup';
 const NODE_NAME = 'Company Registry';
+/** The node's id in examples/workflows/company-lookup.json. */
+const NODE_ID = '5b0e8a51-6f0c-4d8e-9a57-1a2f3c4d5e02';
 export const devScreenshotPath = join(root, 'docs', 'dev-node-panel.png');
 
 export async function checkDev(checklist: Checklist, processes: Processes): Promise<void> {
@@ -43,6 +45,7 @@ export async function checkDev(checklist: Checklist, processes: Processes): Prom
 	dev.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	const exited = new Promise<number | null>((done) => dev.once('exit', (code) => done(code)));
 	let stopped = false;
+	let passed = false;
 	const stop = async () => {
 		if (stopped || dev.exitCode !== null) return;
 		stopped = true;
@@ -87,7 +90,12 @@ export async function checkDev(checklist: Checklist, processes: Processes): Prom
 
 		const rest = new Rest(n8n);
 		await checklist.timed('npm run dev: the template run in the editor, screenshot', async () => {
-			const browser = await Browser.start(processes, userFolder, log);
+			// Chromium's log outside the dev user folder, which is removed before Chromium ends.
+			const browser = await Browser.start(
+				processes,
+				mkdtempSync(join(tmpdir(), 'n8n-dev-browser-')),
+				log,
+			);
 			try {
 				await browser.setCookie(editor, cookie);
 				await browser.send('Page.navigate', { url: `${editor}/workflow/${TEMPLATE_ID}` });
@@ -120,11 +128,11 @@ export async function checkDev(checklist: Checklist, processes: Processes): Prom
 						failed.length === 1,
 					`npm run dev: the sample-sheet template runs with the sandbox credential, clicked in the editor (${execution?.status}; ${registered.length} registered, ${notRegistered.length} not registered, ${failed.length} failed)`,
 				);
-				// The node's panel (n8n's NDV) with the run's output: a double-click on the node, as a user opens it.
-				await browser.evaluate(`(() => {
-					const node = document.querySelector('[data-test-id="canvas-node"][data-node-name="${NODE_NAME}"]');
-					node?.dispatchEvent(new MouseEvent('dblclick', { bubbles: true }));
-				})()`);
+				// The node's panel (n8n's NDV) with the run's output: the editor's own route to it, followed
+				// inside the page (a reload would drop the run's data from the editor).
+				await browser.evaluate(
+					`document.querySelector('#app').__vue_app__.config.globalProperties.$router.push('/workflow/${TEMPLATE_ID}/${NODE_ID}')`,
+				);
 				await browser.capture(
 					`document.querySelector('[data-test-id="ndv"]') !== null && document.body.innerText.includes('Müller')`,
 					devScreenshotPath,
@@ -140,18 +148,27 @@ export async function checkDev(checklist: Checklist, processes: Processes): Prom
 		);
 
 		await stop();
-		const code = await exited;
+		await exited;
+		// npm itself ends by the signal; what matters is what dev.ts stopped, and that nothing of the
+		// process group (npm, tsx, dev.ts, n8n, its task runner, tsc) is left.
+		let groupLeft = true;
+		try {
+			process.kill(-dev.pid!, 0);
+		} catch {
+			groupLeft = false;
+		}
 		const after = await fetch(editor).then(
 			() => 'still answering',
 			() => 'stopped',
 		);
 		check(
-			code === 0 && after === 'stopped' && output.includes('nothing of this session is running'),
-			`Ctrl-C stops npm run dev and everything it started (exit ${code}; the editor address ${after})`,
+			!groupLeft && after === 'stopped' && output.includes('nothing of this session is running'),
+			`Ctrl-C stops npm run dev and everything it started (npm ${dev.exitCode ?? dev.signalCode}; process group ${groupLeft ? 'STILL RUNNING' : 'gone'}; the editor address ${after})`,
 		);
+		passed = checklist.failures === 0;
 	} finally {
 		await stop();
-		if (checklist.failures === 0) rmSync(userFolder, { recursive: true, force: true });
+		if (passed) rmSync(userFolder, { recursive: true, force: true });
 		else log(`npm run dev output:\n${output}\n(user folder kept: ${userFolder})`);
 	}
 }
