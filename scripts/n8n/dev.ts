@@ -151,12 +151,19 @@ export async function checkDev(checklist: Checklist, processes: Processes): Prom
 		await exited;
 		// npm itself ends by the signal; what matters is what dev.ts stopped, and that nothing of the
 		// process group (npm, tsx, dev.ts, n8n, its task runner, tsc) is left.
-		let groupLeft = true;
-		try {
-			process.kill(-dev.pid!, 0);
-		} catch {
-			groupLeft = false;
-		}
+		// npm ends at once; dev.ts then stops n8n (up to 10 s for its SIGTERM) and the compiler.
+		const groupRunning = () => {
+			try {
+				process.kill(-dev.pid!, 0);
+				return true;
+			} catch {
+				return false;
+			}
+		};
+		await waitFor('the dev process group to end', async () => !groupRunning(), 30).catch(
+			() => undefined,
+		);
+		const groupLeft = groupRunning();
 		const after = await fetch(editor).then(
 			() => 'still answering',
 			() => 'stopped',
