@@ -142,6 +142,27 @@ export function chaosFailure(
 
 let bomb: Buffer | undefined;
 
+/** A 200 record with a 256 KB field ('oversized'), or gzip of 8 KB inflating to 8 MB ('gzip-bomb'). */
+export function sendOversized(
+	kind: 'oversized' | 'gzip-bomb',
+	response: ServerResponse,
+	body: Record<string, unknown>,
+	headers: Record<string, string>,
+): void {
+	if (kind === 'oversized') {
+		sendJson(response, 200, { ...body, filler: 'x'.repeat(256 * 1024) }, headers);
+		return;
+	}
+	bomb ??= gzipSync(JSON.stringify({ ...body, filler: 'x'.repeat(8 * 1024 * 1024) }));
+	response.writeHead(200, {
+		'content-type': 'application/json',
+		'content-encoding': 'gzip',
+		'content-length': bomb.length,
+		...headers,
+	});
+	response.end(bomb);
+}
+
 /**
  * Sends a 200 answer as the misbehaviour wants it: true when it did, false for the misbehaviours that
  * leave the 200 alone.
@@ -164,17 +185,8 @@ export async function sendChaos200(
 			await trickleJson(response, 200, body, headers, chaos.settings.trickleMs);
 			return true;
 		case 'oversized':
-			sendJson(response, 200, { ...body, filler: 'x'.repeat(256 * 1024) }, headers);
-			return true;
 		case 'gzip-bomb':
-			bomb ??= gzipSync(JSON.stringify({ ...body, filler: 'x'.repeat(8 * 1024 * 1024) }));
-			response.writeHead(200, {
-				'content-type': 'application/json',
-				'content-encoding': 'gzip',
-				'content-length': bomb.length,
-				...headers,
-			});
-			response.end(bomb);
+			sendOversized(misbehaviour, response, body, headers);
 			return true;
 		case 'gzip': {
 			const compressed = gzipSync(JSON.stringify(body));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { COUNTRIES, US_STATES } from '../nodes/shared/model/countries.generated';
-import { chaosFailure, sendChaos200 } from './chaos';
+import { chaosFailure, sendChaos200, sendOversized } from './chaos';
 import { FAULT_IDS, type FaultDice, type FaultId } from './faults';
 import { HttpFailure, sendJson, sleep, trickleJson } from './http';
 import type { TokenSigner } from './jwt';
@@ -311,6 +311,12 @@ export function lookupEndpoint(context: LookupEndpointContext) {
 		if (fault === 'HRB99905' || diceFault === 'timeout') await sleep(faults.slowMs);
 
 		const company = registry.find(countryCode, companyId, stateCode);
-		await send200(company ? registeredRecord(company, languageCode) : NOT_REGISTERED);
+		const record = company ? registeredRecord(company, languageCode) : NOT_REGISTERED;
+		if (diceFault === 'oversized' || diceFault === 'gzip-bomb') {
+			countLookup(200);
+			sendOversized(diceFault, response, record, okHeaders);
+			return;
+		}
+		await send200(record);
 	};
 }

@@ -37,8 +37,12 @@ export interface Behaviour {
 	chaos: Chaos | undefined;
 }
 
-/** A fault one company gets on every request (issue 26): HTTP 500, a timeout, or a record that breaks the contract. */
-export type CompanyFault = '500' | 'timeout' | 'status';
+/**
+ * A fault one company gets on every request: HTTP 500, a timeout, or a record that breaks the contract
+ * (issue 26); a 200 record with a 256 KB field, or gzip inflating to 8 MB (issue 21, as the chaos
+ * registry sends them).
+ */
+export type CompanyFault = '500' | 'timeout' | 'status' | 'oversized' | 'gzip-bomb';
 
 export interface SandboxCounters {
 	/** Every request to POST /oauth/token, answered or refused. */

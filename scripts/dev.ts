@@ -46,7 +46,8 @@ const CREDENTIAL = { id: 'company-registry-sandbox', name: 'Company Registry (sa
 const PREFERRED_N8N_PORT = 5678;
 const PREFERRED_SANDBOX_PORT = 4010;
 
-const userFolder = join(cache, 'dev');
+/** N8N_DEV_USER_FOLDER: another folder (npm run test:n8n runs this script in a throwaway one). */
+const userFolder = process.env.N8N_DEV_USER_FOLDER ?? join(cache, 'dev');
 /** Where n8n's Community Nodes screen would have installed the package; the compiler writes into it. */
 const packageDir = join(userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
 const tsc = join(root, 'node_modules', '.bin', 'tsc');

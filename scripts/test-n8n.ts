@@ -8,8 +8,12 @@
 //      `n8n execute`, and checks their outputs;
 //   4. starts `n8n start`, creates the owner over the REST API, checks /types/nodes.json, opens the
 //      editor in headless Chromium on a workflow with the node's panel open, and saves a screenshot;
-//   5. stops every process it started, by its own process id.
-// TEST_N8N_ONLY=retry-on-fail runs steps 1 and 2 and the Retry On Fail check (scripts/n8n/retryOnFail.ts) alone.
+//      in that n8n, meets oversized answers (scripts/n8n/oversized.ts, issue 21), runs the Company
+//      Registry Trigger with a failing company (scripts/n8n/trigger.ts, issue 26), and the journeys;
+//   5. runs `npm run dev` and uses the editor it prints (scripts/n8n/dev.ts, issue 23);
+//   6. stops every process it started, by its own process id.
+// TEST_N8N_ONLY=retry-on-fail (or oversized, trigger, dev; several joined by commas) runs steps 1 and
+// 2 and those checks alone.
 // Each group of checks lives in scripts/n8n/; scripts/lib/ holds what they and test:queue share.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,10 +21,13 @@ import { join } from 'node:path';
 
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
 import { Browser } from './lib/browser';
+import { checkDev } from './n8n/dev';
 import { checkJourneys } from './n8n/journeys';
 import { checkMcp, prepareMcpWorkflow } from './n8n/mcp';
+import { checkOversized } from './n8n/oversized';
 import { checkRetryOnFail } from './n8n/retryOnFail';
 import { checkScale } from './n8n/scale';
+import { checkTrigger } from './n8n/trigger';
 import {
 	Checklist,
 	executeWorkflow,
@@ -216,24 +223,36 @@ async function main(): Promise<void> {
 	await checklist.timed('pack and install the package', () => installPackage(userFolder));
 	const sandbox = await startSandbox({ port: 0 });
 	try {
-		// TEST_N8N_ONLY=retry-on-fail runs only that check (issue 28's figures, in a few minutes).
-		const only = process.env.TEST_N8N_ONLY;
+		// TEST_N8N_ONLY=<name>[,<name>] runs only those checks (retry-on-fail, oversized, trigger, dev).
+		const only = process.env.TEST_N8N_ONLY?.split(',');
+		const selected = (name: string) => !only || only.includes(name);
 		if (!only) await checkWorkflows(userFolder, sandbox);
 		if (!only && process.env.SKIP_SCALE !== 'true')
 			await checklist.timed('scale: 2,000 rows, families 1 and 2', () =>
 				checkScale(userFolder, checklist),
 			);
-		if (!only || only === 'retry-on-fail')
+		if (selected('retry-on-fail'))
 			await checklist.timed('retry on fail: 2,000 rows, an outage', () =>
 				checkRetryOnFail(userFolder, checklist),
 			);
-		if (!only) {
-			await prepareMcpWorkflow(userFolder);
+		if (!only) await prepareMcpWorkflow(userFolder);
+		if (!only || selected('oversized') || selected('trigger')) {
 			const n8n = await startN8n(userFolder, processes, checklist);
-			await checkEditor(n8n, userFolder, sandbox);
-			await checkMcp(n8n, checklist, sandbox);
-			await checkJourneys(n8n, userFolder, sandbox, { checklist, processes });
+			if (!only) {
+				await checkEditor(n8n, userFolder, sandbox);
+				await checkMcp(n8n, checklist, sandbox);
+			}
+			if (selected('oversized'))
+				await checklist.timed('oversized answers: 1,000 rows, three runs and two without', () =>
+					checkOversized(n8n, checklist),
+				);
+			if (selected('trigger'))
+				await checklist.timed('trigger: 20 companies, one failing', () =>
+					checkTrigger(n8n, checklist),
+				);
+			if (!only) await checkJourneys(n8n, userFolder, sandbox, { checklist, processes });
 		}
+		if (selected('dev')) await checkDev(checklist, processes);
 	} finally {
 		await processes.stopAll();
 		await sandbox.close();

@@ -13,7 +13,7 @@ export class Browser {
 		private nextId = 0,
 	) {}
 
-	/** Starts Chromium (installing Debian's package when missing) and attaches to its first page. */
+	/** Starts Chromium (installing Debian's package and CJK fonts when missing) and attaches to its first page. */
 	static async start(
 		processes: Processes,
 		logFolder: string,
@@ -23,6 +23,14 @@ export class Browser {
 			log('installing Debian chromium');
 			run('apt-get', ['update']);
 			run('apt-get', ['install', '-y', 'chromium'], {
+				env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+			});
+		}
+		// The sample sheet has Japanese and Korean names: without CJK fonts they render as boxes.
+		if (!existsSync('/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc')) {
+			log('installing Debian fonts-noto-cjk');
+			run('apt-get', ['update']);
+			run('apt-get', ['install', '-y', 'fonts-noto-cjk'], {
 				env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
 			});
 		}
@@ -116,9 +124,14 @@ export class Browser {
 		prepare?: string,
 	): Promise<void> {
 		await this.send('Page.navigate', { url });
+		await this.capture(ready, path, settleMs, prepare);
+	}
+
+	/** The page as it is now, once `ready` is true and it settles (see screenshot): no navigation. */
+	async capture(ready: string, path: string, settleMs = 1500, prepare?: string): Promise<void> {
 		// n8n's editor is a single-page app: give it time to load and render.
 		await waitFor(
-			`the page ${url}`,
+			`the page to show ${ready}`,
 			async () => (await this.evaluate<boolean>(ready)) === true,
 			90,
 		);

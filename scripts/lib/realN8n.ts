@@ -5,10 +5,11 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
-export const N8N_VERSION = '2.41.1';
+/** The n8n the checks run on: 2.41.1, or N8N_VERSION=2.34.0 for the oldest supported (README). */
+export const N8N_VERSION = process.env.N8N_VERSION ?? '2.41.1';
 export const PACKAGE_NAME = 'n8n-nodes-company-registry';
 export const root = resolve(__dirname, '..', '..');
 /** The folder `npm pack` and `npm run build` run in: the folder holding the package's package.json. */
@@ -312,7 +313,10 @@ export class Processes {
 		const chunks: string[] = [];
 		child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
 		child.stderr?.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-		child.on('exit', () => writeFileSync(logFile, chunks.join('')));
+		child.on('exit', () => {
+			// A log folder already removed (a check cleaning up after itself) loses the log, not the run.
+			if (existsSync(dirname(logFile))) writeFileSync(logFile, chunks.join(''));
+		});
 		this.started.push(child);
 		return child;
 	}
@@ -389,8 +393,13 @@ export async function startN8n(
 	);
 	// /healthz answers before the REST API is mounted, and on a busy machine /rest/settings before the
 	// other routes are: /rest/login, without a session, answers 401 once it is mounted (404 before).
-	const ready = async () =>
-		(await fetch(`${base}/rest/settings`)).ok && (await fetch(`${base}/rest/login`)).status !== 404;
+	// Before that, every route may answer 200 "n8n is starting up. Please wait" (seen with nothing to
+	// load first: an owner set up then got no session cookie).
+	const ready = async () => {
+		if (!(await fetch(`${base}/rest/settings`)).ok) return false;
+		const login = await fetch(`${base}/rest/login`);
+		return login.status !== 404 && !(await login.text()).includes('n8n is starting up');
+	};
 	await checklist.timed('n8n start until ready', () =>
 		waitFor('n8n /rest/settings and /rest/login', ready, 180),
 	);

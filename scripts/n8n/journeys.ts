@@ -13,6 +13,7 @@ import { SMTPServer } from 'smtp-server';
 
 import type { Sandbox } from '../../sandbox/server';
 import { Browser } from '../lib/browser';
+import { Rest, type ExecutionSummary, type WorkflowFile } from '../lib/rest';
 import {
 	freePort,
 	root,
@@ -21,25 +22,6 @@ import {
 	type Processes,
 	type RunningN8n,
 } from '../lib/realN8n';
-
-interface WorkflowFile {
-	name: string;
-	nodes: Array<{
-		name: string;
-		type: string;
-		parameters: Record<string, unknown>;
-		credentials?: Record<string, { id: string; name: string }>;
-	}>;
-	connections: Record<string, unknown>;
-	settings: Record<string, unknown>;
-}
-
-interface ExecutionSummary {
-	id: string;
-	status: string;
-	startedAt: string;
-	stoppedAt?: string | null;
-}
 
 const ONBOARDING_PATH = 'company-onboarding';
 const SHEET_PATH = 'company-sheet-check';
@@ -64,52 +46,6 @@ function pageText(html: string): string {
 		.replace(/&amp;/g, '&')
 		.replace(/\s+/g, ' ')
 		.trim();
-}
-
-class Rest {
-	constructor(private readonly n8n: RunningN8n) {}
-
-	async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-		const response = await fetch(`${this.n8n.base}/rest${path}`, {
-			method,
-			headers: { 'content-type': 'application/json', cookie: this.n8n.cookie },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await response.text();
-		if (!response.ok)
-			throw new Error(`${method} /rest${path}: HTTP ${response.status} ${text.slice(0, 300)}`);
-		return (JSON.parse(text) as { data: T }).data;
-	}
-
-	/** Creates the workflow as the editor's import does, then publishes it; returns its id. */
-	async createActiveWorkflow(workflow: WorkflowFile): Promise<string> {
-		const { name, nodes, connections, settings } = workflow;
-		const created = await this.call<{ id: string; versionId: string }>('POST', '/workflows', {
-			name,
-			nodes,
-			connections,
-			settings,
-			active: false,
-		});
-		await this.call('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
-		return created.id;
-	}
-
-	async executions(workflowId: string): Promise<ExecutionSummary[]> {
-		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const page = await this.call<{ results: ExecutionSummary[] }>(
-			'GET',
-			`/executions?filter=${filter}&limit=100`,
-		);
-		return page.results;
-	}
-
-	async finishedExecutions(workflowId: string): Promise<ExecutionSummary[]> {
-		const all = await this.executions(workflowId);
-		return all
-			.filter((execution) => !['new', 'running', 'waiting'].includes(execution.status))
-			.sort((a, b) => Number(a.id) - Number(b.id));
-	}
 }
 
 /**
