@@ -39,8 +39,7 @@ export type CompanyRow =
 			itemIndex: number;
 			key?: LookupKey;
 			error: NodeApiError | NodeOperationError;
-			/** Why it failed: the lookup's failure, bad input, or `cancelled` (not looked up: the run stopped). */
-			cause?: LookupFailure['kind'] | 'input' | 'cancelled';
+			cause?: LookupFailure['kind'] | 'input';
 	  };
 
 /** The Options collection's values, as n8n gives them (expressions may make them anything). */
@@ -297,7 +296,7 @@ export async function lookUpRows(
 				kind: 'failed',
 				itemIndex,
 				error: inputError ?? cancelled(context, itemIndex),
-				cause: inputError ? 'input' : 'cancelled',
+				...(inputError ? { cause: 'input' as const } : {}),
 			};
 		if (outcome?.kind === 'record') {
 			const record = redactRecord(outcome.record, secrets);
@@ -316,7 +315,7 @@ export async function lookUpRows(
 			itemIndex,
 			key,
 			error,
-			cause: outcome?.kind === 'failed' ? outcome.failure.kind : 'cancelled',
+			...(outcome?.kind === 'failed' ? { cause: outcome.failure.kind } : {}),
 		};
 	});
 	if (results.some((row) => row.kind === 'failed')) answered.keepForNextTry();
@@ -324,7 +323,7 @@ export async function lookUpRows(
 	if (stopAtFirstFailure) {
 		// Cancelled rows only follow a real failure: throw the first real one.
 		const failure =
-			results.find((row) => row.kind === 'failed' && row.cause !== 'cancelled') ??
+			results.find((row) => row.kind === 'failed' && !isCancelled(row.error)) ??
 			results.find((row) => row.kind === 'failed');
 		if (failure?.kind === 'failed') throw failure.error;
 	}
@@ -344,6 +343,8 @@ const cancelled = (context: Context, itemIndex: number) =>
 		'The lookup was cancelled: the run stopped at an earlier failure',
 		{ itemIndex },
 	);
+
+const isCancelled = (error: Error) => error.message.startsWith('The lookup was cancelled');
 
 /** The record's fields, in the registry's words. Any other field a registry adds passes through. */
 const RECORD_FIELDS = new Set([

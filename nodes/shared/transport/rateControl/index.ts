@@ -1,2 +1,0 @@
-export { RateController, Tenant } from './controller';
-export type { Acquired, RequestReport, TenantSettings } from './types';
