@@ -139,6 +139,16 @@ describe('company record check, at its limits (issue 27: each limit seen from bo
 		},
 	);
 
+	it('a broken value up to 80 characters is shown whole; a longer one cut, with its length', () => {
+		const date80 = `1998-04-17${'x'.repeat(70)}`;
+		expect(problemOf({ ...registered, registrationDate: date80 })).toBe(
+			`field 'registrationDate' is "${date80}": expected a date in the form yyyy-mm-dd`,
+		);
+		expect(problemOf({ ...registered, registrationDate: `${date80}y` })).toBe(
+			`field 'registrationDate' is "${date80}…" (81 characters): expected a date in the form yyyy-mm-dd`,
+		);
+	});
+
 	it('takes the year 1000 as the earliest date of first registration', () => {
 		const check = checkCompanyRecord({ ...registered, registrationDate: '1000-01-01' });
 		expect(check.valid).toBe(true);
