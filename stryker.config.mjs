@@ -58,7 +58,6 @@ export default {
 				'nodes/shared/watch/*.ts',
 				'nodes/shared/transport/registryError.ts',
 				'nodes/shared/transport/retryPolicy.ts',
-				'nodes/shared/transport/rateController.ts',
 				'nodes/shared/transport/rateControl/**/*.ts',
 				'nodes/shared/lookupPipeline.ts',
 				'credentials/CompanyRegistryApi.credentials.ts',

@@ -22,7 +22,7 @@ import {
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
-import { RateController } from '../nodes/shared/transport/rateController';
+import { RateController } from '../nodes/shared/transport/rateControl';
 import { TestCredentialsHelper } from './credentialsHelper';
 import { TestNodeTypes } from './nodeTypes';
 import { ProcessedItemsStore, useProcessedItemsStore } from './processedItems';

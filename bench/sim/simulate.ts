@@ -1,4 +1,4 @@
-import { RateController } from '../../nodes/shared/transport/rateController';
+import { RateController } from '../../nodes/shared/transport/rateControl';
 import { floorMs, type Scenario } from './catalogue';
 import { seededRandom } from './random';
 import { SimulatedRegistry } from './registry';

@@ -39,7 +39,8 @@ export type CompanyRow =
 			itemIndex: number;
 			key?: LookupKey;
 			error: NodeApiError | NodeOperationError;
-			cause?: LookupFailure['kind'] | 'input';
+			/** Why it failed: the lookup's failure, bad input, or `cancelled` (not looked up: the run stopped). */
+			cause?: LookupFailure['kind'] | 'input' | 'cancelled';
 	  };
 
 /** The Options collection's values, as n8n gives them (expressions may make them anything). */
@@ -296,7 +297,7 @@ export async function lookUpRows(
 				kind: 'failed',
 				itemIndex,
 				error: inputError ?? cancelled(context, itemIndex),
-				...(inputError ? { cause: 'input' as const } : {}),
+				cause: inputError ? 'input' : 'cancelled',
 			};
 		if (outcome?.kind === 'record') {
 			const record = redactRecord(outcome.record, secrets);
@@ -315,7 +316,7 @@ export async function lookUpRows(
 			itemIndex,
 			key,
 			error,
-			...(outcome?.kind === 'failed' ? { cause: outcome.failure.kind } : {}),
+			cause: outcome?.kind === 'failed' ? outcome.failure.kind : 'cancelled',
 		};
 	});
 	if (results.some((row) => row.kind === 'failed')) answered.keepForNextTry();
@@ -323,7 +324,7 @@ export async function lookUpRows(
 	if (stopAtFirstFailure) {
 		// Cancelled rows only follow a real failure: throw the first real one.
 		const failure =
-			results.find((row) => row.kind === 'failed' && !isCancelled(row.error)) ??
+			results.find((row) => row.kind === 'failed' && row.cause !== 'cancelled') ??
 			results.find((row) => row.kind === 'failed');
 		if (failure?.kind === 'failed') throw failure.error;
 	}
@@ -343,8 +344,6 @@ const cancelled = (context: Context, itemIndex: number) =>
 		'The lookup was cancelled: the run stopped at an earlier failure',
 		{ itemIndex },
 	);
-
-const isCancelled = (error: Error) => error.message.startsWith('The lookup was cancelled');
 
 /** The record's fields, in the registry's words. Any other field a registry adds passes through. */
 const RECORD_FIELDS = new Set([

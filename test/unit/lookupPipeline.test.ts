@@ -1,4 +1,4 @@
-import { lookupSettings, redactRecord } from '../../nodes/shared/lookupPipeline';
+import { lookupSettings, lookUpRows, redactRecord } from '../../nodes/shared/lookupPipeline';
 import type { CompanyRecord } from '../../nodes/shared/model/companyRecord';
 
 describe('a record on its way to an output', () => {
@@ -37,5 +37,41 @@ describe('lookup settings', () => {
 		expect(
 			lookupSettings({ baseUrl: 'https://x' }, { maxRequestsPerSecond: 0 }).maxRequestsPerSecond,
 		).toBeUndefined();
+	});
+});
+
+describe('rows of a stopped execution', () => {
+	// An execution stopped before its lookups were sent: each row fails as cancelled, and says so by its
+	// cause (the batch runner's `cancelled` kind), not only in its message's words.
+	const stoppedExecution = () => {
+		const stop = new AbortController();
+		stop.abort();
+		return {
+			getNode: () => ({
+				id: 'n',
+				name: 'Company Registry',
+				type: 'companyRegistry',
+				typeVersion: 1,
+				position: [0, 0] as [number, number],
+				parameters: {},
+			}),
+			getCredentials: async () => ({ baseUrl: 'https://registry.invalid', clientId: 'c' }),
+			getExecutionCancelSignal: () => stop.signal,
+			getInputData: () => [],
+		} as unknown as Parameters<typeof lookUpRows>[0];
+	};
+	const rows = {
+		count: 3,
+		keyAt: (itemIndex: number) => ({ country: 'GB', companyId: `0000000${itemIndex}` }),
+	} as unknown as Parameters<typeof lookUpRows>[1];
+
+	it('fail with the cause cancelled, each on its own row', async () => {
+		const results = await lookUpRows(stoppedExecution(), rows, {}, { stopAtFirstFailure: false });
+		expect(results.map((row) => (row.kind === 'failed' ? row.cause : row.kind))).toEqual([
+			'cancelled',
+			'cancelled',
+			'cancelled',
+		]);
+		expect(results.map((row) => row.itemIndex)).toEqual([0, 1, 2]);
 	});
 });

@@ -4,7 +4,7 @@ import {
 	type BatchSettings,
 	type LookupOutcome,
 } from '../../../nodes/shared/transport/batchRunner';
-import { RateController } from '../../../nodes/shared/transport/rateController';
+import { RateController } from '../../../nodes/shared/transport/rateControl';
 import type { On401, RegistryAnswer } from '../../../nodes/shared/transport/registryRequest';
 
 // The batch runner against a stand-in for the one HTTP call: what it sends, and what each row gets.

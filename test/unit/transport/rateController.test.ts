@@ -4,7 +4,7 @@ import {
 	type RequestReport,
 	type Tenant,
 	type TenantSettings,
-} from '../../../nodes/shared/transport/rateController';
+} from '../../../nodes/shared/transport/rateControl';
 
 // The controller on a virtual clock: time moves only when the test says so, so every assertion is about
 // when requests start and what each is told, with no real waits and no tolerance windows.

@@ -2,7 +2,7 @@ import { seededRandom } from '../../../bench/sim/random';
 import { SimulatedRegistry, type RegistrySpec } from '../../../bench/sim/registry';
 import { runSheet } from '../../../bench/sim/sheet';
 import { VirtualClock } from '../../../bench/sim/virtualClock';
-import { RateController } from '../../../nodes/shared/transport/rateController';
+import { RateController } from '../../../nodes/shared/transport/rateControl';
 
 // Issue 20's reproduced defects, each against a simulated registry on a virtual clock: the real batch
 // runner and controller, what each row gets and how long the sheet takes in registry time.

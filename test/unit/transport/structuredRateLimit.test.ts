@@ -8,7 +8,7 @@ import {
 import { runScenario } from '../../../bench/sim/simulate';
 import { runSheet } from '../../../bench/sim/sheet';
 import { VirtualClock } from '../../../bench/sim/virtualClock';
-import { RateController } from '../../../nodes/shared/transport/rateController';
+import { RateController } from '../../../nodes/shared/transport/rateControl';
 
 // A registry that tells its limit only in the IETF structured fields (RateLimit-Policy / RateLimit,
 // httpapi draft 08+): the controller must make as much of them as of X-RateLimit-*, on a virtual clock.

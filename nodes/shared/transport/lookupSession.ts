@@ -1,0 +1,282 @@
+import { checkCompanyRecord } from '../model/companyRecord';
+import type { LookupKey } from '../model/lookupKey';
+import type { BatchContext, BatchSettings } from './batchRunner';
+import { RateController, type Tenant } from './rateControl';
+import type { LookupFailure } from './registryError';
+import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer } from './registryRequest';
+import { header, report } from './answerReport';
+import { parseRetryAfter } from './retryAfter';
+import {
+	decideRetry,
+	failed,
+	firstTry,
+	type LookupOutcome,
+	type Tries,
+	type TryResult,
+} from './retryDecision';
+import {
+	backoffMs,
+	CircuitBreaker,
+	rateLimitDelayMs,
+	RetryBudget,
+	TRANSIENT_STATUSES,
+} from './retryPolicy';
+import { TokenRenewal } from './tokenRenewal';
+import { realClock, Waits, type Clock } from './wait';
+
+const CANCELLED: LookupOutcome = { kind: 'cancelled' };
+const final = (outcome: LookupOutcome): TryResult => ({ kind: 'final', outcome });
+
+/**
+ * What one execution's lookups share: its place at the rate controller, the token, the limits. A
+ * lookup is tries (`attempt`: the breaker, the rate controller, the one HTTP call, the token) and,
+ * after each, a pure decision (retryDecision.ts) whether and when to try again.
+ */
+export class LookupSession {
+	private readonly tenant: Tenant;
+	private readonly renewal: TokenRenewal;
+	private readonly breaker: CircuitBreaker;
+	private readonly budget = new RetryBudget();
+	/** Set when the credential failed: every later lookup fails the same way, without a request. */
+	private credentialFailure: LookupFailure | undefined;
+	/** The failure that tripped the breaker: every row not yet answered fails with it. */
+	private downFailure: LookupFailure | undefined;
+	private lastTransient: LookupFailure | undefined;
+	private readonly waits: Waits;
+	/** The credential read again before this execution's first request (see BatchContext). */
+	private reloaded: Promise<void> | undefined;
+	private readonly clock: Clock;
+
+	constructor(
+		private readonly settings: BatchSettings,
+		private readonly context: BatchContext,
+		private readonly signal: AbortSignal,
+		rowsNotTaken: () => number,
+	) {
+		this.clock = context.clock ?? realClock;
+		this.breaker = new CircuitBreaker(() => this.clock.now());
+		this.tenant = RateController.for(settings.registryKey, this.clock).join({
+			...settings,
+			firstRequestAlone: !context.tokenWasStored,
+			rowsNotTaken,
+		});
+		this.renewal = new TokenRenewal(context.tokenWasStored);
+		this.waits = new Waits(signal, this.clock);
+		signal.addEventListener(
+			'abort',
+			() => {
+				this.tenant.cancelWaiting();
+				this.breaker.stop();
+			},
+			{ once: true },
+		);
+	}
+
+	private async wait(ms: number): Promise<boolean> {
+		return await this.waits.wait(ms);
+	}
+
+	close(): void {
+		this.tenant.leave();
+	}
+
+	async lookUp(key: LookupKey): Promise<LookupOutcome> {
+		let tries = firstTry();
+		for (;;) {
+			const result = await this.attempt(key, tries);
+			const decision = decideRetry(result, tries, this.settings, this.clock.now());
+			switch (decision.kind) {
+				case 'finish':
+					return decision.outcome;
+				case 'refuseToken':
+					return failed(this.refuseToken(decision.refusal));
+				case 'again':
+					break;
+				case 'wait':
+					if (!(await this.wait(decision.ms))) return CANCELLED;
+					break;
+				case 'backOff': {
+					if (!this.budget.take(decision.timeout)) return failed(decision.failure);
+					const backoff = backoffMs(decision.backoffAttempt, this.context.random);
+					if (!(await this.wait(Math.max(decision.retryAfterMs ?? 0, backoff)))) return CANCELLED;
+					break;
+				}
+			}
+			tries = decision.tries;
+		}
+	}
+
+	/** One try: past the breaker and the rate controller, the request, and the token it needed. */
+	private async attempt(key: LookupKey, tries: Tries): Promise<TryResult> {
+		if (this.credentialFailure) return final(failed(this.credentialFailure));
+		if (this.signal.aborted) return final(CANCELLED);
+		const gate = await this.breaker.gate(async (ms) => await this.wait(ms));
+		if (this.credentialFailure) return final(failed(this.credentialFailure));
+		if (gate.kind === 'tripped')
+			return final(this.signal.aborted ? CANCELLED : failed(this.registryDown()));
+		const probe = gate.kind === 'probe';
+		await this.renewal.ready();
+		// Only a lookup that met 429 itself spends its wait budget; the others sit out a (short) pause.
+		const permit = await this.tenant.acquire(
+			tries.rateLimitedSince === undefined
+				? Number.POSITIVE_INFINITY
+				: tries.rateLimitedSince + this.settings.maxRateLimitWaitMs,
+		);
+		if (permit.kind !== 'go') {
+			if (probe) this.breaker.record(false, true);
+			return permit.kind === 'cancelled'
+				? final(CANCELLED)
+				: { kind: 'paused', until: permit.until };
+		}
+		// Decided while this request queued (the credential failed, the execution stopped, or a token
+		// renewal began, when sending now would only meet another 401): it is not sent.
+		if (this.credentialFailure || this.signal.aborted || this.renewal.renewing) {
+			this.tenant.release({ sentAt: permit.sentAt });
+			if (probe) this.breaker.record(true, true);
+			return { kind: 'unsent' };
+		}
+		if (!this.context.tokenWasStored) await (this.reloaded ??= this.context.reloadCredential());
+		const generation = this.renewal.current;
+		let answer = await this.context.request(key, 'answer');
+		this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
+
+		if (answer.kind === 'response' && TOKEN_REFUSAL_STATUSES.has(answer.status)) {
+			const decision = this.renewal.on401(generation);
+			if (decision === 'refused') return final(failed(this.refuseToken(answer)));
+			if (decision === 'resend') {
+				if (probe) this.breaker.record(true, true);
+				return { kind: 'tokenResend', refusal: answer };
+			}
+			answer = await this.renewToken(key);
+		}
+		if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status))
+			this.renewal.accept(generation);
+		const transient = isTransient(answer);
+		// Only a lookup's first try tells whether the registry is down: at the end of a sheet the
+		// requests left are mostly retries of the few rows that keep failing.
+		if (!transient || tries.attempt === 1 || probe) this.breaker.record(!transient, probe);
+		if (!transient && answer.kind === 'response' && answer.status !== 429) this.budget.refill();
+		return await this.readAnswer(answer, tries, probe);
+	}
+
+	/** What the answer means for this lookup. */
+	private async readAnswer(
+		answer: RegistryAnswer,
+		tries: Tries,
+		probe: boolean,
+	): Promise<TryResult> {
+		switch (answer.kind) {
+			case 'cancelled':
+				return final(CANCELLED);
+			case 'credential':
+				this.credentialFailure ??= { kind: 'credential', message: answer.message };
+				this.breaker.stop();
+				return final(failed(this.credentialFailure));
+			case 'token-refused':
+				return final(failed(this.refuseToken(answer)));
+			case 'oversized':
+				return final(failed(answer));
+			case 'no-response': {
+				const { reason, code } = answer;
+				const failure: LookupFailure = {
+					kind: 'no-response',
+					reason,
+					code,
+					attempts: tries.attempt,
+				};
+				return this.transient(failure, undefined, probe);
+			}
+			case 'response':
+				break;
+		}
+		const { status, headers, body, statusMessage } = answer;
+		if (status === 200) {
+			const check = checkCompanyRecord(body);
+			return final(
+				check.valid
+					? { kind: 'record', record: check.record }
+					: failed({ kind: 'contract', problem: check.problem }),
+			);
+		}
+		const retryAfterMs = () => parseRetryAfter(header(headers, 'retry-after'), this.clock.now());
+		if (status === 429) {
+			const told = retryAfterMs();
+			const delayMs = rateLimitDelayMs(told, tries.rateLimited + 1, this.context.random);
+			return { kind: 'rateLimited', retryAfterMs: told, delayMs };
+		}
+		if (status >= 300 && status < 400)
+			return final(failed({ kind: 'redirect', status, location: header(headers, 'location') }));
+		const failure: LookupFailure = {
+			kind: 'http',
+			status,
+			statusMessage,
+			body,
+			attempts: tries.attempt,
+		};
+		if (TRANSIENT_STATUSES.has(status))
+			return this.transient(failure, status === 503 ? retryAfterMs() : undefined, probe);
+		if (status === 403) {
+			const grantedScopes = await this.context.grantedScopes();
+			return final(failed({ kind: 'forbidden', body, grantedScopes }));
+		}
+		return final(failed(failure));
+	}
+
+	private transient(
+		failure: LookupFailure,
+		retryAfterMs: number | undefined,
+		probe: boolean,
+	): TryResult {
+		this.lastTransient = failure;
+		return { kind: 'transient', failure, retryAfterMs, probe };
+	}
+	/** Sends again with the 401 left to n8n, which renews the token and repeats the request once. */
+	private async renewToken(key: LookupKey): Promise<RegistryAnswer> {
+		let answer: RegistryAnswer = { kind: 'cancelled' };
+		try {
+			const permit = await this.tenant.acquire();
+			if (permit.kind !== 'go') return { kind: 'cancelled' };
+			answer = await this.context.request(key, 'renew');
+			this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
+			return answer;
+		} finally {
+			// Only an answer proves a new token is in use; a renewal that got none changes nothing.
+			this.renewal.finish(
+				answer.kind === 'token-refused'
+					? 'refused'
+					: answer.kind === 'response'
+						? 'renewed'
+						: 'unknown',
+			);
+		}
+	}
+
+	/** The token is refused for good; `refusal` is the answer that said so. */
+	private refuseToken(refusal: { status: number; tokenBytes?: number }): LookupFailure {
+		this.credentialFailure ??= {
+			kind: 'token-refused',
+			status: refusal.status,
+			renewed: this.renewal.renewed,
+			tokenBytes: refusal.tokenBytes,
+		};
+		// Nobody may be left waiting for a probe's verdict: every lookup now fails with this.
+		this.breaker.stop();
+		return this.credentialFailure;
+	}
+
+	private registryDown(): LookupFailure {
+		this.downFailure ??= {
+			kind: 'registry-down',
+			last: this.lastTransient,
+			...this.breaker.tripReport,
+		};
+		return this.downFailure;
+	}
+}
+
+function isTransient(answer: RegistryAnswer): boolean {
+	return (
+		answer.kind === 'no-response' ||
+		(answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status))
+	);
+}

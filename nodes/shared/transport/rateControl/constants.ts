@@ -1,0 +1,80 @@
+/**
+ * Every tuned figure of the rate controller, in one place, each with why it has its value. The bench
+ * (`npm run bench:sim`, `npm run bench`) is what they were tuned against: change one, run both.
+ */
+
+/** The longest first pause at a 429: long enough for a bucket to refill a little, short enough that a sheet barely notices. */
+export const FIRST_PAUSE_MAX_MS = 1_000;
+/** Before a limit is known, a spell this long with nothing sent or answered starts the count of what was admitted afresh. */
+export const QUIET_SPELL_MS = 1_000;
+/** Fewer answers than this before the first 429 say nothing of a rate (one company that always meets 429, a quota). */
+export const MIN_ANSWERS_FOR_RATE = 5;
+/** The longest pause of a storm (doubling from a second): a registry that refuses everything is asked again at least this often. */
+export const STORM_PAUSE_MAX_MS = 8_000;
+/** Waves of 429s with nothing admitted between them, each saying to wait beyond STORM_PAUSE_MAX_MS, that make a spent quota (one could be a single company's). */
+export const SPENT_QUOTA_WAVES = 2;
+/** Congestion events closer together than this, with nothing admitted between them, count towards a storm. */
+export const STORM_WINDOW_MS = 2_000;
+/** Waves within STORM_WINDOW_MS, nothing admitted, that make a storm: two could be one wave split by latency. */
+export const STORM_EVENTS = 3;
+/** A 429 to a request sent this soon after the last burst of saved-up credit is the burst's fault. */
+export const BURST_BLAME_MS = 1_000;
+/** The shortest span over which the rate the registry admitted is measured at a 429 wave: a second, a limit's usual unit. */
+export const ADMITTED_SPAN_MS = 1_000;
+/** The longest such span, and how long admissions are remembered: older ones describe another moment. */
+export const ADMITTED_SPAN_MAX_MS = 5_000;
+/** Answers the span should hold at a slow pace: a few answers more or less would swing the figure. */
+export const ADMITTED_SPAN_ANSWERS = 20;
+/** Waves of 429s closer together than this are one spell of congestion. */
+export const CONGESTION_SPELL_MS = 1_000;
+/** The first request after a window's reset refused (the reset reckoned early): nobody sends this long, doubling in a row. */
+export const EARLY_RESET_HOLD_MS = 25;
+/** The shortest pause, and the shortest wait for a window's reset, whatever the headers say (a pause of 0 is a retry storm). */
+export const MIN_WAIT_MS = 100;
+/** After a refusal that suggests a window, how long until one request alone tells window from bucket. */
+export const CONFIRM_AFTER_MS = 100;
+/** How far behind the pace a late timer may let requests catch up at once. */
+export const CATCH_UP_MS = 50;
+/** Growth per answer of the pace towards the last event's rate: back near the limit within a few dozen answers. */
+export const RECOVERY_PER_ANSWER = 0.05;
+/** Before any congestion event while paced the first estimate may be low: find the limit quickly. */
+export const SEARCH_GROWTH_PER_SECOND = 0.25;
+/** Beyond the last event's rate: slow enough that the 429 wave it ends in is rare, fast enough to find a limit that rose. */
+export const PROBE_GROWTH_PER_SECOND = 0.02;
+/** With less work left than this many seconds at the pace, the pace stops probing beyond the last event's rate. */
+export const END_OF_WORK_S = 2;
+/** The window over which the registry's refill rate is estimated from X-RateLimit-Remaining. */
+export const REFILL_WINDOW_MS = 3_000;
+/** The shortest span of counts that tells a refill rate: shorter, one request more or less swings it. */
+export const REFILL_SPAN_MIN_MS = 500;
+/**
+ * A 429 while the registry's count still leaves this many requests comes from another limit than the
+ * count's: more than the few requests other clients of a shared limit spend within one round trip.
+ */
+export const QUOTA_LEFT_AT_429 = 10;
+/** Admissions of requests sent when the count said "spent" that refute a count never above 1 (a constant). */
+export const ADMITTED_WHILE_SPENT = 2;
+/** A remaining budget older than this no longer describes the registry. */
+export const REMAINING_TTL_MS = 5_000;
+/** A controller nobody used for this long starts afresh (the limit may have changed). */
+export const IDLE_RESET_MS = 10 * 60_000;
+/** The moving average of latency: a tenth per answer follows a change within a few dozen answers. */
+export const LATENCY_SMOOTHING = 0.1;
+/** The lowest pace a wave may leave: a request every 10 s still learns when the limit comes back. */
+export const MIN_RATE = 0.1;
+/** At a wave the pace to climb back to is at most this much above the pace that met it... */
+export const WAVE_CEILING_ABOVE = 1.25;
+/** ...and at least this share of it: one second of few answers must not halve the pace twice. */
+export const WAVE_CEILING_BELOW = 0.5;
+/** Every wave lowers the pace at least this much: 5% is one decrease that a few waves make count. */
+export const WAVE_DECREASE = 0.95;
+/** After a wave, a burst of credit at most a tenth of a second at the pace (rate / 10): the registry just refused one. */
+export const WAVE_BURST_PARTS_OF_SECOND = 10;
+/** The first pause of a storm, doubling up to STORM_PAUSE_MAX_MS. */
+export const STORM_PAUSE_MS = 1_000;
+/** A window's refusal that tells no reset nor Retry-After: a second, the usual unit of a limit. */
+export const WINDOW_FALLBACK_RESET_MS = 1_000;
+/** The early-reset hold doubles at most this many times (25 ms to 1.6 s). */
+export const EARLY_RESET_DOUBLINGS = 6;
+/** A pace within 3% of the last wave's rate is back: from there it probes slowly instead of climbing. */
+export const RECOVERED_SHARE = 0.97;

@@ -1,0 +1,129 @@
+import {
+	ADMITTED_WHILE_SPENT,
+	QUOTA_LEFT_AT_429,
+	REFILL_SPAN_MIN_MS,
+	REFILL_WINDOW_MS,
+	REMAINING_TTL_MS,
+} from './constants';
+import { append, emptyLog, oldest, trim, type Log } from './log';
+
+/**
+ * The registry's own count (X-RateLimit-Remaining, or any dialect's): the budget it says is left, how
+ * fast it refills, and what the registry's behaviour says of it. It is taken for the budget the registry
+ * enforces until the registry shows otherwise: a count that never rose above 1 while requests sent when
+ * it said "spent" were admitted is refuted (a constant 0 or 1), unless a 429 came when it said spent
+ * (confirmed for good: a bucket of one looks like a constant 0 until it refuses). A 429 while it said
+ * plenty was left makes it a longer quota's (5,000 an hour), whose reset says when that quota refills,
+ * not how long this 429 lasts: the 429s teach the limit that refuses.
+ * Plain data, edited only on a transition's copy.
+ */
+export interface CountState {
+	remaining: number | undefined;
+	remainingAt: number;
+	/** When the request whose answer told `remaining` left. */
+	remainingSentAt: number;
+	/** Requests started since `remaining` was told (those in flight then included). */
+	startedSinceRemaining: number;
+	refillIntervalMs: number;
+	/** Counts over the last REFILL_WINDOW_MS, with how many answers had come by then. */
+	samples: Log<{ at: number; remaining: number; answered: number }>;
+	confirmed: boolean;
+	refuted: boolean;
+	/** The highest count seen. */
+	peak: number;
+	/** Requests sent while the count said the budget was (nearly) spent, and how many of them were admitted. */
+	sentWhileSpent: ReadonlySet<number>;
+	admittedWhileSpent: number;
+	isQuota: boolean;
+}
+
+export const noCount = (): CountState => ({
+	remaining: undefined,
+	remainingAt: 0,
+	remainingSentAt: 0,
+	startedSinceRemaining: 0,
+	refillIntervalMs: 0,
+	samples: emptyLog(),
+	confirmed: false,
+	refuted: false,
+	peak: 0,
+	sentWhileSpent: new Set(),
+	admittedWhileSpent: 0,
+	isQuota: false,
+});
+
+/** A copy to edit; `sentWhileSpent` is copied where it changes (see below), its log is persistent. */
+export const copyCount = (count: CountState): CountState => ({ ...count });
+
+export function remainingIsFresh(count: CountState, now: number): boolean {
+	return count.remaining !== undefined && now - count.remainingAt < REMAINING_TTL_MS;
+}
+
+/**
+ * What the count says is left for requests not yet counted; undefined where it said nothing lately, or
+ * where it turned out to describe another quota, or nothing at all.
+ */
+export function budgetLeft(count: CountState, now: number): number | undefined {
+	if (!remainingIsFresh(count, now) || count.isQuota || count.refuted) return undefined;
+	return count.remaining! - count.startedSinceRemaining;
+}
+
+/** An admission of a request sent while the count said spent: twice, and a count never above 1 is refuted. */
+export function countAdmitted(count: CountState, sentAt: number): void {
+	if (count.sentWhileSpent.has(sentAt)) {
+		const sent = new Set(count.sentWhileSpent);
+		sent.delete(sentAt);
+		count.sentWhileSpent = sent;
+		count.admittedWhileSpent += 1;
+	}
+	if (!count.confirmed && count.peak <= 1 && count.admittedWhileSpent >= ADMITTED_WHILE_SPENT)
+		count.refuted = true;
+}
+
+/**
+ * A 429: refused with plenty left, the count is not the limit that refused; refused at the end of it,
+ * it is. The count on the 429 itself, where it has one, is the registry's own word on which budget refused.
+ */
+export function countRefused(count: CountState, now: number, remaining: number | undefined): void {
+	const left =
+		remaining ??
+		(remainingIsFresh(count, now) ? count.remaining! - count.startedSinceRemaining : undefined);
+	if (left !== undefined && left >= QUOTA_LEFT_AT_429) count.isQuota = true;
+	else if (left !== undefined && left <= 0) {
+		count.isQuota = false;
+		count.confirmed = true;
+		count.refuted = false;
+	}
+}
+
+/** A told count: the budget now, and (over a window of counts) how fast it refills. */
+export function recordRemaining(
+	count: CountState,
+	told: { now: number; sentAt: number; remaining: number; answered: number; inFlight: number },
+): void {
+	const { now, sentAt, remaining, answered } = told;
+	// Answers overtake each other: a count from a request that left before the one that told the current
+	// count is older news, and of requests that left together the lowest count is the latest.
+	const older =
+		sentAt < count.remainingSentAt ||
+		(sentAt === count.remainingSentAt && remaining >= count.remaining!);
+	if (remainingIsFresh(count, now) && older) return;
+	count.peak = Math.max(count.peak, remaining);
+	count.remaining = remaining;
+	count.remainingAt = now;
+	count.remainingSentAt = sentAt;
+	// Requests still in flight were sent before this answer and will spend from this budget.
+	count.startedSinceRemaining = told.inFlight;
+	count.samples = trim(
+		append(count.samples, { at: now, remaining, answered }),
+		({ at }) => now - at > REFILL_WINDOW_MS,
+		2,
+	);
+	const first = oldest(count.samples);
+	const spanMs = now - first.at;
+	if (spanMs >= REFILL_SPAN_MIN_MS) {
+		const refillPerSecond =
+			((remaining - first.remaining + (answered - first.answered)) * 1000) / spanMs;
+		if (refillPerSecond > 0) count.refillIntervalMs = 1000 / refillPerSecond;
+	}
+}

@@ -1,0 +1,2 @@
+export { RateController, Tenant } from './controller';
+export type { Acquired, RequestReport, TenantSettings } from './types';

@@ -1,0 +1,105 @@
+import { MIN_WAIT_MS } from './constants';
+import { copyCount, noCount, type CountState } from './count';
+import { emptyLog, type Log } from './log';
+import { unknownPace, type PaceState } from './pace';
+import type { RequestReport } from './types';
+import { copyWindow, type WindowState } from './window';
+
+/**
+ * All a controller knows of its registry, as plain data: what it was told (the count, a window's reset),
+ * what it learned (the pace), and the recent past both are reckoned from. Which of these governs the next
+ * start is the mode (modes.ts); only a transition (transitions.ts) changes it, on a copy.
+ */
+export interface ControlState {
+	inFlight: number;
+	/** Requests started, ever (the second one tells whether the first went alone). */
+	requests: number;
+	/** When any request last got an answer. */
+	lastAnswerAt: number;
+	/**
+	 * When any request's try last ended, answered or not: by then the credential's token exchange has
+	 * happened (a token is stored) or failed (its lookup says so). A registry that never answers must
+	 * not keep everybody else behind the first request.
+	 */
+	lastTryEndedAt: number;
+	lastStartAt: number;
+	pausedUntil: number;
+	pausedSince: number;
+	/** A spent quota: nobody sends before this (see rateLimited.ts). */
+	quotaSpentUntil: number;
+	/** Storm pauses in a row, each twice as long. */
+	stormLevel: number;
+	/** The requests the registry admitted lately (ADMITTED_SPAN_MAX_MS): when each was answered, and sent. */
+	admitted: Log<{ at: number; sentAt: number }>;
+	/** How long an answer takes, lately (a moving average). */
+	latencyMs: number;
+	/** Answers, ever (admitted or not, 429s aside). */
+	answered: number;
+	/** When sending began (after the last quiet spell), while no limit is known. */
+	firstSentAt: number | undefined;
+	/** The last congestion event (a 429 wave, a suspected window, a spent budget). */
+	lastEventAt: number | undefined;
+	answeredSinceEvent: number;
+	/** Congestion events of the last STORM_WINDOW_MS with nothing admitted since. */
+	recentEvents: number[];
+	/** When the current spell of congestion (waves less than CONGESTION_SPELL_MS apart) began. */
+	congestionSince: number;
+	lastCongestionAt: number;
+	lastBurstAt: number;
+	/** When the last burst of saved-up credit began. */
+	burstStartedAt: number;
+	pace: PaceState;
+	count: CountState;
+	/** The earliest moment the answers say the registry's budget is refilled (X-RateLimit-Reset). */
+	resetAt: number | undefined;
+	/** Set once the registry refused beyond its own budget: it comes back whole, at a reset. */
+	window: WindowState | undefined;
+	/** A suspected window was a bucket after all. */
+	refillsSeen: boolean;
+}
+
+/** A registry nobody has heard from. */
+export const unknownRegistry = (): ControlState => ({
+	inFlight: 0,
+	requests: 0,
+	lastAnswerAt: 0,
+	lastTryEndedAt: Number.NEGATIVE_INFINITY,
+	lastStartAt: 0,
+	pausedUntil: 0,
+	pausedSince: 0,
+	quotaSpentUntil: 0,
+	stormLevel: 0,
+	admitted: emptyLog(),
+	latencyMs: 0,
+	answered: 0,
+	firstSentAt: undefined,
+	lastEventAt: undefined,
+	answeredSinceEvent: 0,
+	recentEvents: [],
+	congestionSince: 0,
+	lastCongestionAt: Number.NEGATIVE_INFINITY,
+	lastBurstAt: Number.NEGATIVE_INFINITY,
+	burstStartedAt: 0,
+	pace: unknownPace(),
+	count: noCount(),
+	resetAt: undefined,
+	window: undefined,
+	refillsSeen: false,
+});
+
+/** A copy a transition may edit: the caller's state stays as it was (its logs are persistent, log.ts). */
+export const copyState = (state: ControlState): ControlState => ({
+	...state,
+	recentEvents: [...state.recentEvents],
+	pace: { ...state.pace },
+	count: copyCount(state.count),
+	window: state.window && copyWindow(state.window),
+});
+
+/**
+ * How long everybody pauses at a 429: its Retry-After, or `fallbackMs` where it gives none, at most
+ * `capMs`, and never less than MIN_WAIT_MS whatever Retry-After says (a pause of 0 is a retry storm).
+ */
+export function pauseFor(report: RequestReport, fallbackMs: number, capMs: number): number {
+	return Math.max(MIN_WAIT_MS, Math.min(capMs, report.retryAfterMs ?? fallbackMs));
+}

@@ -1,0 +1,126 @@
+import type { Action } from './actions';
+import { ADMITTED_SPAN_MAX_MS, LATENCY_SMOOTHING, QUIET_SPELL_MS } from './constants';
+import { budgetLeft, countAdmitted, recordRemaining } from './count';
+import { append, trim } from './log';
+import { catchUpCredit, climb, refreshCredit } from './pace';
+import { rateLimited } from './rateLimited';
+import { copyState, type ControlState } from './state';
+import type { RequestReport } from './types';
+import { earliestReset, windowAnswered, windowStarted } from './window';
+
+/** What happens to a controller: a request leaves, or its try ends in one of three ways. */
+export type ControlEvent =
+	| { kind: 'started' }
+	/** An answer other than 429 (`workLeft`: lookups still to send by every execution sharing the limit). */
+	| { kind: 'answered'; report: RequestReport; workLeft: number }
+	| { kind: 'rateLimited'; report: RequestReport }
+	/** No answer: a timeout, a dropped connection, or a permit given back unsent. */
+	| { kind: 'unanswered'; report: RequestReport };
+
+/**
+ * The controller's one transition: pure (the state passed in is left as it was), with time only from
+ * `now`. Everything the controller learns of its registry goes through here.
+ */
+export function transition(
+	state: ControlState,
+	event: ControlEvent,
+	now: number,
+): { state: ControlState; actions: Action[] } {
+	const next = copyState(state);
+	const actions: Action[] = [];
+	if (event.kind === 'started') started(next, now);
+	else {
+		// "Retry-After: 0" or a date in the past (a registry clock behind) says nothing of how long the
+		// limit lasts: read as no Retry-After, never as "at once". (A count below zero never gets here:
+		// rateControl/headers reads it as no count.)
+		const told = event.report;
+		const report: RequestReport = {
+			...told,
+			retryAfterMs:
+				told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined,
+		};
+		tryEnded(next, report, now);
+		if (event.kind === 'rateLimited') rateLimited(next, now, report, actions);
+		else if (event.kind === 'answered') answered(next, now, report, event.workLeft);
+	}
+	return { state: next, actions };
+}
+
+function started(state: ControlState, now: number): void {
+	// Before a limit is known, a quiet spell (nothing in flight, no answer for a while) starts the count
+	// afresh: a first 429 is measured against what was sent since, not against the form's few lookups
+	// an hour ago and the idle time between them.
+	if (
+		state.pace.rate === undefined &&
+		state.inFlight === 0 &&
+		now - state.lastAnswerAt >= QUIET_SPELL_MS
+	) {
+		state.firstSentAt = undefined;
+		state.answeredSinceEvent = 0;
+	}
+	state.inFlight += 1;
+	state.requests += 1;
+	// The pace is measured from when requests began to go together: a first request that went alone
+	// (to fetch the token) and was answered before the second left does not count as time admitted.
+	if (
+		state.firstSentAt === undefined ||
+		(state.requests === 2 && state.lastAnswerAt >= state.firstSentAt)
+	)
+		state.firstSentAt = now;
+	const left = budgetLeft(state.count, now);
+	if (left !== undefined && left < 2 && !state.count.confirmed)
+		state.count.sentWhileSpent = new Set(state.count.sentWhileSpent).add(now);
+	state.count.startedSinceRemaining += 1;
+	state.lastStartAt = now;
+	if (state.window) windowStarted(state.window, now);
+	const pace = state.pace;
+	if (pace.rate !== undefined) {
+		refreshCredit(pace, now);
+		// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace.
+		if (pace.credit >= catchUpCredit(pace) + 1) {
+			if (state.lastBurstAt < (state.lastEventAt ?? 0)) state.burstStartedAt = now;
+			state.lastBurstAt = now;
+		}
+		pace.credit -= 1;
+	}
+}
+
+/** Whatever the answer: the request is out, and a window or a reset may have something to say. */
+function tryEnded(state: ControlState, report: RequestReport, now: number): void {
+	state.inFlight -= 1;
+	state.lastTryEndedAt = now;
+	if (report.status !== undefined) state.lastAnswerAt = now;
+	if (state.window) {
+		windowAnswered(state.window, report, now);
+		if (state.window.refuted) {
+			state.window = undefined;
+			state.refillsSeen = true;
+		}
+	} else state.resetAt = earliestReset(state.resetAt, report, now);
+}
+
+function answered(state: ControlState, now: number, report: RequestReport, workLeft: number): void {
+	state.answered += 1;
+	state.answeredSinceEvent += 1;
+	// An admission ends a storm: the waves around it were congestion, not a registry refusing all.
+	state.stormLevel = 0;
+	// Only an admission says a spent quota is back (a 503 or a dropped connection says nothing of it).
+	if (report.status !== undefined && report.status >= 200 && report.status < 300)
+		state.quotaSpentUntil = 0;
+	state.recentEvents = [];
+	state.admitted = trim(
+		append(state.admitted, { at: now, sentAt: report.sentAt }),
+		({ at }) => now - at > ADMITTED_SPAN_MAX_MS,
+	);
+	state.latencyMs += (now - report.sentAt - state.latencyMs) * LATENCY_SMOOTHING;
+	countAdmitted(state.count, report.sentAt);
+	if (report.remaining !== undefined)
+		recordRemaining(state.count, {
+			now,
+			sentAt: report.sentAt,
+			remaining: report.remaining,
+			answered: state.answered,
+			inFlight: state.inFlight,
+		});
+	climb(state.pace, workLeft);
+}

@@ -1,0 +1,190 @@
+import {
+	CONFIRM_AFTER_MS,
+	EARLY_RESET_DOUBLINGS,
+	EARLY_RESET_HOLD_MS,
+	MIN_WAIT_MS,
+	WINDOW_FALLBACK_RESET_MS,
+} from './constants';
+import type { RequestReport } from './types';
+
+/**
+ * A registry whose budget comes back whole at a reset (a fixed window, a quota): the budget is spent,
+ * then nobody sends until X-RateLimit-Reset says it is back. What a reset gives is told by the answer to
+ * the first request after it, which goes alone (later answers overtake each other, so their remaining
+ * counts are only roughly ordered): one round trip per window, and nothing is sent on a guess, so a slow
+ * token bucket taken for a window (its reset says when one token is back, not a whole budget) is served
+ * at its rate without 429s. A refusal within a window lowers that window's budget to what it admitted.
+ *
+ * Plain data: the functions below edit a copy the transition made (see transitions.ts).
+ */
+export interface WindowState {
+	resetAt: number | undefined;
+	lastResetAt: number;
+	/** Our requests sent since the last reset that the registry may have counted, oldest first. */
+	starts: number[];
+	/** This window's budget; undefined until an answer tells it (then one request goes alone). */
+	budget: number | undefined;
+	/** What the last reset gave, as the answer to its first request told it: assumed where an answer tells no budget. */
+	given: number | undefined;
+	/** The first request after the last reset, whose answer tells what the reset gave. */
+	leadSentAt: number | undefined;
+	/** A request sent alone whose answer is awaited before anybody else sends. */
+	probeSentAt: number | undefined;
+	/** Refusals of the first request after a reset in a row: the reset came a little later than reckoned. */
+	early: number;
+	holdUntil: number;
+	/** Not yet sure: the one request sent after a moment decides (see rateLimited.ts, budgetRefused). */
+	confirming: boolean;
+	/** That request was admitted: the budget refills request by request, a bucket's. */
+	refuted: boolean;
+}
+
+/** Entered on a refusal: one request alone after a moment, then (a window) nobody until `resetAt`. */
+export function suspectWindow(now: number, resetAt: number | undefined): WindowState {
+	return {
+		resetAt,
+		lastResetAt: now,
+		starts: [],
+		budget: undefined,
+		given: undefined,
+		leadSentAt: undefined,
+		probeSentAt: undefined,
+		early: 0,
+		holdUntil: now + CONFIRM_AFTER_MS,
+		confirming: true,
+		refuted: false,
+	};
+}
+
+export const copyWindow = (window: WindowState): WindowState => ({
+	...window,
+	starts: [...window.starts],
+});
+
+/** When the next request may start; undefined while only an answer can tell. Edits `window` (a copy). */
+export function windowNextStart(
+	window: WindowState,
+	now: number,
+	inFlight: number,
+): number | undefined {
+	rollIfDue(window, now);
+	if (window.probeSentAt !== undefined) return undefined;
+	if (window.holdUntil > now) return window.holdUntil;
+	if (left(window) >= 1) return 0;
+	if (window.resetAt !== undefined) return window.resetAt;
+	// Spent, and no answer said when it returns: the answers still out will; with none out, ask.
+	return inFlight > 0 ? undefined : 0;
+}
+
+/** Spent, confirmed, and waiting for a reset that an answer announced. */
+export function waitingForReset(window: WindowState, now: number): boolean {
+	return (
+		!window.confirming &&
+		left(window) < 1 &&
+		window.holdUntil <= now &&
+		window.resetAt !== undefined &&
+		window.resetAt > now
+	);
+}
+
+export function windowStarted(window: WindowState, now: number): void {
+	if (window.budget === undefined) window.probeSentAt = now;
+	if (window.starts.length === 0) window.leadSentAt = now;
+	window.starts.push(now);
+}
+
+export function windowAnswered(window: WindowState, report: RequestReport, now: number): void {
+	rollIfDue(window, now);
+	const admitted = report.status !== undefined && report.status >= 200 && report.status < 300;
+	if (window.probeSentAt !== undefined && report.sentAt >= window.probeSentAt) {
+		window.probeSentAt = undefined;
+		if (window.confirming) {
+			// Only a 429 or an admission tells window from bucket; anything else asks again.
+			if (admitted) window.refuted = true;
+			if (report.status !== 429) {
+				forget(window, report.sentAt);
+				return;
+			}
+			// A window: spent until its reset.
+			window.confirming = false;
+			window.budget = 0;
+			window.starts = [];
+			window.resetAt = earliestReset(window.resetAt, report, now) ?? fallbackReset(report, now);
+			return;
+		}
+	}
+	// An answer to a request sent before the last reset speaks of the window that ended.
+	if (report.sentAt < window.lastResetAt) return;
+	// Ties count as before: requests started together left in one moment.
+	const before = window.starts.filter((start) => start <= report.sentAt).length - 1;
+	if (report.status === 429) {
+		forget(window, report.sentAt);
+		if (report.sentAt === window.leadSentAt) {
+			// The first request after a reset refused: the reset was reckoned a little early, not the
+			// budget wrong; nobody sends for a moment, longer each time in a row.
+			window.holdUntil =
+				now + EARLY_RESET_HOLD_MS * 2 ** Math.min(window.early++, EARLY_RESET_DOUBLINGS);
+			return;
+		}
+		window.resetAt =
+			earliestReset(window.resetAt, report, now) ?? window.resetAt ?? fallbackReset(report, now);
+		window.budget = Math.min(window.budget ?? Number.POSITIVE_INFINITY, Math.max(0, before));
+		return;
+	}
+	if (!admitted) {
+		// No answer, or one the registry may not have counted: it spends nothing of the window.
+		if (report.status === undefined || report.status >= 500 || report.status === 401)
+			forget(window, report.sentAt);
+		return;
+	}
+	window.early = 0;
+	window.resetAt = earliestReset(window.resetAt, report, now);
+	if (window.budget !== undefined && report.sentAt !== window.leadSentAt) return;
+	// What this reset gave (up or down); an answer without a count is taken to give what the last did.
+	if (report.remaining !== undefined) window.given = Math.max(0, before) + 1 + report.remaining;
+	window.budget = window.given;
+}
+
+function left(window: WindowState): number {
+	return window.budget === undefined ? 1 : window.budget - window.starts.length;
+}
+
+function forget(window: WindowState, sentAt: number): void {
+	const at = window.starts.indexOf(sentAt);
+	if (at >= 0) window.starts.splice(at, 1);
+}
+
+/** Whether a reset has come that the window has not rolled over yet. */
+export const resetDue = (window: WindowState, now: number): boolean =>
+	!window.confirming && window.resetAt !== undefined && window.resetAt <= now;
+
+/** A reset that has come starts a new window, whether or not the last one was spent. */
+function rollIfDue(window: WindowState, now: number): void {
+	if (!resetDue(window, now)) return;
+	window.lastResetAt = now;
+	window.resetAt = undefined;
+	window.starts = [];
+	window.leadSentAt = undefined;
+	// Unknown until the first request's answer tells it: that request goes alone.
+	window.budget = undefined;
+}
+
+/** The earliest of a known reset and the one this answer tells, where it is still ahead. */
+export function earliestReset(
+	known: number | undefined,
+	report: RequestReport,
+	now: number,
+): number | undefined {
+	const current = known !== undefined && known > now ? known : undefined;
+	if (report.resetMs === undefined || report.resetMs <= 0) return current;
+	// Counted from when the request left: a request sent that long after this one reaches the registry
+	// about when the budget is back (from when it answered, each window would start a little later).
+	const at = report.sentAt + report.resetMs;
+	if (at <= now) return current;
+	return current === undefined ? at : Math.min(current, at);
+}
+
+/** Where a refusal in a window gives no reset: Retry-After, or a second. */
+function fallbackReset(report: RequestReport, now: number): number {
+	return now + Math.max(MIN_WAIT_MS, report.retryAfterMs ?? WINDOW_FALLBACK_RESET_MS);
+}
