@@ -1,6 +1,6 @@
 import { checkCompanyRecord } from '../model/companyRecord';
 import type { LookupKey } from '../model/lookupKey';
-import type { BatchContext, BatchSettings } from './batchRunner';
+import type { BatchContext, BatchSettings } from './batchContext';
 import { RateController, type Tenant } from './rateControl';
 import type { LookupFailure } from './registryError';
 import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer } from './registryRequest';
