@@ -3,7 +3,7 @@ import { floorMs, type Scenario } from './catalogue';
 import { seededRandom } from './random';
 import { SimulatedRegistry } from './registry';
 import { NODE_DEFAULTS, runSheet } from './sheet';
-import { VirtualClock } from './virtualClock';
+import { VirtualClock, type VirtualClockOptions } from './virtualClock';
 
 /**
  * A limit "lets the sheet finish within Max Rate-Limit Wait" when even the ideal schedule ends within
@@ -31,9 +31,13 @@ export interface ScenarioResult {
 }
 
 /** Runs one scenario: every process and execution at once, on one virtual clock, against one registry. */
-export async function runScenario(scenario: Scenario, seed: number): Promise<ScenarioResult> {
+export async function runScenario(
+	scenario: Scenario,
+	seed: number,
+	clockOptions: VirtualClockOptions = {},
+): Promise<ScenarioResult> {
 	RateController.forgetAll();
-	const clock = new VirtualClock();
+	const clock = new VirtualClock(clockOptions);
 	const random = seededRandom(seed * 100_003 + Number(scenario.name.replace(/\D/g, '')));
 	const registry = new SimulatedRegistry(clock, scenario.registry, random);
 	const startedAt = clock.now();

@@ -11,6 +11,18 @@ interface Timer {
 /** Everything already queued as a promise reaction runs before this resolves (one macrotask turn). */
 const settle = async () => await new Promise<void>((resolve) => setImmediate(resolve));
 
+export interface VirtualClockOptions {
+	/** Starts at a fixed, realistic moment: resets given as Unix time must read as such. */
+	start?: number;
+	/**
+	 * Each reading of the clock moves it on by this much, as real time moves while code runs: two
+	 * readings in one turn differ (0: time stands still until every reaction has run).
+	 */
+	readCostMs?: number;
+	/** Called whenever everything queued has run (between events), to assert what must always hold. */
+	invariant?: () => void;
+}
+
 /**
  * A clock whose time moves only when nothing else can happen: every pending promise reaction runs,
  * then time jumps to the earliest sleep that ends. Hours of registry time take as long as the code
@@ -21,14 +33,23 @@ export class VirtualClock implements Clock {
 	private seq = 0;
 	/** A binary heap on (at, seq). */
 	private readonly timers: Timer[] = [];
+	private readonly readCostMs: number;
+	private readonly invariant: () => void;
 
-	/** Starts at a fixed, realistic moment: resets given as Unix time must read as such. */
-	constructor(start = Date.UTC(2026, 0, 5, 9, 0, 0)) {
+	constructor({
+		start = Date.UTC(2026, 0, 5, 9, 0, 0),
+		readCostMs = 0,
+		invariant = () => {},
+	}: VirtualClockOptions = {}) {
 		this.time = start;
+		this.readCostMs = readCostMs;
+		this.invariant = invariant;
 	}
 
 	now(): number {
-		return this.time;
+		const time = this.time;
+		this.time += this.readCostMs;
+		return time;
 	}
 
 	async sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
@@ -57,15 +78,15 @@ export class VirtualClock implements Clock {
 	/** Lets time pass by `ms`, firing every sleep that ends meanwhile, in order. */
 	async advance(ms: number): Promise<void> {
 		const until = this.time + ms;
-		await settle();
+		await this.settle();
 		for (;;) {
 			const next = this.peek();
 			if (next === undefined || next.at > until) break;
 			this.fireDue(next.at);
-			await settle();
+			await this.settle();
 		}
 		this.time = until;
-		await settle();
+		await this.settle();
 	}
 
 	/**
@@ -78,15 +99,21 @@ export class VirtualClock implements Clock {
 			settled = true;
 		});
 		const deadline = this.time + limitMs;
-		await settle();
+		await this.settle();
 		while (!settled) {
 			const next = this.peek();
 			if (next === undefined) throw new Error(`hang: nothing left to wait for at +${this.time}`);
 			if (next.at > deadline) throw new Error(`still running after ${limitMs} ms of virtual time`);
 			this.fireDue(next.at);
-			await settle();
+			await this.settle();
 		}
 		return await watched;
+	}
+
+	/** One macrotask turn, then the invariant. */
+	private async settle(): Promise<void> {
+		await settle();
+		this.invariant();
 	}
 
 	/** Sleeps not yet ended. */

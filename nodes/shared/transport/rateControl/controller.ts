@@ -81,6 +81,13 @@ export class RateController {
 		RateController.shared.clear();
 	}
 
+	/** For tests and bench:sim: lookups stranded at any shared controller (see `stranded`). */
+	static strandedAnywhere(): number {
+		let stranded = 0;
+		for (const controller of RateController.shared.values()) stranded += controller.stranded;
+		return stranded;
+	}
+
 	private readonly tenants = new Set<Tenant>();
 	private turn = 0;
 	private idleSince: number;
@@ -108,6 +115,19 @@ export class RateController {
 		this.pump();
 	}
 
+	/**
+	 * Lookups waiting while nothing is in flight and no wake-up is armed: no answer and no timer will
+	 * ever pump for them (a hang). Always 0 between events; tests check it after each one.
+	 */
+	get stranded(): number {
+		let waiting = 0;
+		for (const tenant of this.tenants) {
+			if (tenant.inFlight > 0) return 0;
+			waiting += tenant.queue.length;
+		}
+		return this.wakeArmedFor === undefined ? waiting : 0;
+	}
+
 	/** The pace the controller keeps now (requests/s), undefined while it knows no limit. */
 	get pace(): number | undefined {
 		return this.state.pace.rate;
@@ -121,6 +141,7 @@ export class RateController {
 	}
 
 	release(tenant: Tenant, report: RequestReport): void {
+		const now = this.clock.now();
 		tenant.inFlight -= 1;
 		const event: ControlEvent =
 			report.status === 429
@@ -128,12 +149,16 @@ export class RateController {
 				: report.status === undefined
 					? { kind: 'unanswered', report }
 					: { kind: 'answered', report, workLeft: this.workLeft() };
-		this.apply(event);
+		this.apply(event, now);
 		this.pump();
 	}
 
-	private apply(event: ControlEvent): void {
-		const { state, actions } = transition(this.state, event, this.clock.now());
+	/**
+	 * `now` is the moment the caller acted on, read once: a request's start must be recorded at the
+	 * `sentAt` its permit carries, or its answer is not recognised (a window's probe never ends).
+	 */
+	private apply(event: ControlEvent, now: number): void {
+		const { state, actions } = transition(this.state, event, now);
 		this.state = state;
 		this.count(actions);
 	}
@@ -215,7 +240,7 @@ export class RateController {
 	private start(tenant: Tenant, now: number): void {
 		const waiter = tenant.queue.shift()!;
 		tenant.inFlight += 1;
-		this.apply({ kind: 'started' });
+		this.apply({ kind: 'started' }, now);
 		const cap = tenant.settings.maxRequestsPerSecond;
 		if (cap) tenant.nextStartAt = now + 1000 / cap;
 		waiter.resolve({ kind: 'go', sentAt: now });
