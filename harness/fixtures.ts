@@ -5,6 +5,7 @@ import { Engine, loadWorkflow, type EngineResult, type WorkflowFile } from './en
 
 export const CREDENTIAL_ID = 'company-registry-sandbox';
 export const REGISTRY_NODE = 'Company Registry';
+export const TRIGGER_NODE = 'Company Registry Trigger';
 
 /** An n8n instance whose one Company Registry credential points at the sandbox (or one in another process). */
 export function engineFor(
@@ -44,6 +45,22 @@ export function lookupWorkflow(changes: LookupWorkflowChanges = {}): WorkflowFil
 	} as INodeParameters;
 	if (changes.onError) node.onError = changes.onError;
 	if (changes.retryOnFail) Object.assign(node, { retryOnFail: true, ...changes.retryOnFail });
+	return workflow;
+}
+
+/**
+ * test/workflows/trigger-watchlist.json with the trigger's watchlist (where given; else the file's) and its
+ * Options collection replaced.
+ */
+export function triggerWorkflow(
+	companies?: IDataObject[],
+	options: IDataObject = {},
+): WorkflowFile {
+	const workflow = loadWorkflow('test/workflows/trigger-watchlist.json');
+	const node = workflow.nodes.find((candidate) => candidate.name === TRIGGER_NODE)!;
+	if (companies)
+		node.parameters = { ...node.parameters, companies: { company: companies } } as INodeParameters;
+	node.parameters = { ...node.parameters, options } as INodeParameters;
 	return workflow;
 }
 

@@ -1,9 +1,9 @@
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../../sandbox/server';
 import type { CompanyStatus } from '../../sandbox/registry';
-import { loadWorkflow, type Engine, type WorkflowFile } from '../../harness/engine';
-import { CREDENTIAL_ID, engineFor } from '../../harness/fixtures';
+import type { Engine } from '../../harness/engine';
+import { CREDENTIAL_ID, engineFor, triggerWorkflow } from '../../harness/fixtures';
 
 // The trigger's memory between polls, where the other trigger tests do not look: a company whose lookup
 // fails after it has a baseline, a poll in which every lookup fails, an empty list, and secrets that a
@@ -11,17 +11,6 @@ import { CREDENTIAL_ID, engineFor } from '../../harness/fixtures';
 const TRIGGER = 'Company Registry Trigger';
 const MUELLER = { country: 'de', companyId: 'HRB12345' };
 const NORTHWIND = { country: 'gb', companyId: '09876543' };
-
-function triggerWorkflow(companies: IDataObject[] = [MUELLER, NORTHWIND]): WorkflowFile {
-	const workflow = loadWorkflow('test/workflows/trigger-watchlist.json');
-	const node = workflow.nodes.find((candidate) => candidate.name === TRIGGER)!;
-	node.parameters = {
-		...node.parameters,
-		companies: { company: companies },
-		options: {},
-	} as INodeParameters;
-	return workflow;
-}
 
 /** The message, description and every enumerable field of what a poll threw, for secret hunting. */
 const textOf = (error: unknown) => {
@@ -77,7 +66,7 @@ describe('Company Registry Trigger: memory between polls', () => {
 
 	it('an empty list fails the poll with a message saying what to do, before any request', async () => {
 		await expect(poll([])).rejects.toThrow('Add at least one company to watch');
-		const workflow = triggerWorkflow();
+		const workflow = triggerWorkflow([MUELLER, NORTHWIND]);
 		workflow.nodes[0].parameters = { options: {} };
 		await expect(engine.poll(workflow, TRIGGER)).rejects.toThrow(
 			'Add at least one company to watch',
@@ -91,7 +80,7 @@ describe('Company Registry Trigger: memory between polls', () => {
 		const token = String(engine.credentials.stored(CREDENTIAL_ID)?.accessToken);
 		expect(token.split('.')).toHaveLength(3);
 		sandbox.setEcho({ route: 'lookup', status: 400 });
-		const error = await engine.poll(triggerWorkflow(), TRIGGER).then(
+		const error = await engine.poll(triggerWorkflow([MUELLER, NORTHWIND]), TRIGGER).then(
 			() => undefined,
 			(thrown: unknown) => thrown,
 		);
@@ -107,7 +96,7 @@ describe('Company Registry Trigger: memory between polls', () => {
 
 	it("a token endpoint that echoes the request puts no client secret in the poll's error or n8n's log", async () => {
 		sandbox.setEcho({ route: 'token', field: 'error_description' });
-		const error = await engine.poll(triggerWorkflow(), TRIGGER).then(
+		const error = await engine.poll(triggerWorkflow([MUELLER, NORTHWIND]), TRIGGER).then(
 			() => undefined,
 			(thrown: unknown) => thrown,
 		);

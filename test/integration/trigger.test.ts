@@ -1,22 +1,13 @@
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { realClock } from '../../nodes/shared/transport/wait';
 import { loadCompanies } from '../../sandbox/registry';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { loadWorkflow, type Engine, type WorkflowFile } from '../../harness/engine';
-import { engineFor } from '../../harness/fixtures';
+import type { Engine } from '../../harness/engine';
+import { engineFor, triggerWorkflow } from '../../harness/fixtures';
 
 const TRIGGER = 'Company Registry Trigger';
-
-function triggerWorkflow(companies?: IDataObject[], options: IDataObject = {}): WorkflowFile {
-	const workflow = loadWorkflow('test/workflows/trigger-watchlist.json');
-	const node = workflow.nodes.find((candidate) => candidate.name === TRIGGER)!;
-	if (companies)
-		node.parameters = { ...node.parameters, companies: { company: companies } } as INodeParameters;
-	node.parameters = { ...node.parameters, options } as INodeParameters;
-	return workflow;
-}
 
 // The polling trigger, polled as n8n's scheduler polls it (production) and as "Fetch Test Event" does.
 describe('Company Registry Trigger', () => {

@@ -1,7 +1,6 @@
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { loadWorkflow, type WorkflowFile } from '../../../harness/engine';
-import { engineFor } from '../../../harness/fixtures';
+import { engineFor, triggerWorkflow } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
@@ -17,22 +16,10 @@ import {
 // whole number: one past the Date range threw the same way from `lastCheckedOn`.
 
 const TRIGGER = 'Company Registry Trigger';
-
-function triggerWorkflow(): WorkflowFile {
-	const workflow = loadWorkflow('test/workflows/trigger-watchlist.json');
-	const node = workflow.nodes.find((candidate) => candidate.name === TRIGGER)!;
-	node.parameters = {
-		...node.parameters,
-		companies: {
-			company: [
-				{ country: 'de', companyId: 'HRB12345' },
-				{ country: 'gb', companyId: '09876543' },
-			],
-		},
-		options: {},
-	} as INodeParameters;
-	return workflow;
-}
+const WATCHLIST = [
+	{ country: 'de', companyId: 'HRB12345' },
+	{ country: 'gb', companyId: '09876543' },
+];
 
 describe("a tampered 'failing' entry in the trigger's static data", () => {
 	let registry: ScriptedRegistry;
@@ -51,7 +38,7 @@ describe("a tampered 'failing' entry in the trigger's static data", () => {
 			else json(response, 200, { ...GOOD_RECORD, status: inactive ? 'Inactive' : 'Active' });
 		};
 		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
-		await engine.poll(triggerWorkflow(), TRIGGER);
+		await engine.poll(triggerWorkflow(WATCHLIST), TRIGGER);
 		const saved = engine.staticDataOf('trigger-workflow');
 		const nodeKey = Object.keys(saved).find((key) => key.includes(TRIGGER))!;
 		const state = saved[nodeKey] as IDataObject;
@@ -62,7 +49,7 @@ describe("a tampered 'failing' entry in the trigger's static data", () => {
 		engine.restart();
 
 		inactive = true;
-		const events = (await engine.poll(triggerWorkflow(), TRIGGER))?.[0].map((item) => [
+		const events = (await engine.poll(triggerWorkflow(WATCHLIST), TRIGGER))?.[0].map((item) => [
 			item.json.event,
 			(item.json.lookup as IDataObject).companyId,
 		]);
@@ -77,7 +64,7 @@ describe("a tampered 'failing' entry in the trigger's static data", () => {
 			else json(response, 200, { ...GOOD_RECORD, status: failing ? 'Inactive' : 'Active' });
 		};
 		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
-		await engine.poll(triggerWorkflow(), TRIGGER);
+		await engine.poll(triggerWorkflow(WATCHLIST), TRIGGER);
 		const saved = engine.staticDataOf('trigger-workflow');
 		const nodeKey = Object.keys(saved).find((key) => key.includes(TRIGGER))!;
 		const companies = (saved[nodeKey] as IDataObject).companies as Record<string, IDataObject>;
@@ -86,7 +73,7 @@ describe("a tampered 'failing' entry in the trigger's static data", () => {
 		engine.restart();
 
 		failing = true;
-		const events = (await engine.poll(triggerWorkflow(), TRIGGER))?.[0].map((item) => [
+		const events = (await engine.poll(triggerWorkflow(WATCHLIST), TRIGGER))?.[0].map((item) => [
 			item.json.event,
 			(item.json.lookup as IDataObject).companyId,
 		]);

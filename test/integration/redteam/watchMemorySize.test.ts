@@ -1,7 +1,4 @@
-import type { INodeParameters } from 'n8n-workflow';
-
-import { loadWorkflow, type WorkflowFile } from '../../../harness/engine';
-import { engineFor } from '../../../harness/fixtures';
+import { engineFor, triggerWorkflow } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
@@ -18,22 +15,6 @@ import {
 
 const TRIGGER = 'Company Registry Trigger';
 const COMPANIES = 50;
-
-function triggerWorkflow(): WorkflowFile {
-	const workflow = loadWorkflow('test/workflows/trigger-watchlist.json');
-	const node = workflow.nodes.find((candidate) => candidate.name === TRIGGER)!;
-	node.parameters = {
-		...node.parameters,
-		companies: {
-			company: Array.from({ length: COMPANIES }, (_, index) => ({
-				country: 'de',
-				companyId: `HRB${index}`,
-			})),
-		},
-		options: {},
-	} as INodeParameters;
-	return workflow;
-}
 
 describe("the trigger's memory of a registry that sends oversized fields", () => {
 	let registry: ScriptedRegistry;
@@ -57,7 +38,18 @@ describe("the trigger's memory of a registry that sends oversized fields", () =>
 
 	it('keeps at most a few KB a company in the static data', async () => {
 		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
-		const items = (await engine.poll(triggerWorkflow(), TRIGGER))?.[0] ?? [];
+		const items =
+			(
+				await engine.poll(
+					triggerWorkflow(
+						Array.from({ length: COMPANIES }, (_, index) => ({
+							country: 'de',
+							companyId: `HRB${index}`,
+						})),
+					),
+					TRIGGER,
+				)
+			)?.[0] ?? [];
 		expect(items.map((item) => item.json.event)).toEqual(
 			Array.from({ length: COMPANIES / 2 }, () => 'checkFailed'),
 		);
