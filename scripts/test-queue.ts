@@ -943,16 +943,10 @@ async function scenarioPortfolio(cluster: Cluster): Promise<void> {
 	});
 	const rest = new Rest(cluster.main!);
 	try {
-		const credential = await rest.call<{ id: string; name: string }>('POST', '/credentials', {
-			name: 'Company Registry (portfolio sandbox)',
-			type: 'companyRegistryApi',
-			data: {
-				clientId: DEMO_CLIENT.clientId,
-				clientSecret: DEMO_CLIENT.clientSecret,
-				baseUrl: sandbox.baseUrl,
-				authUrl: sandbox.authUrl,
-			},
-		});
+		const credential = await rest.createSandboxCredential(
+			'Company Registry (portfolio sandbox)',
+			sandbox,
+		);
 		const path = 'queue-portfolio';
 		const workflowId = await rest.createActiveWorkflow({
 			name: 'Queue: portfolio watch',

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
+import { DEMO_CLIENT } from '../../sandbox/server';
 import { n8nDir, type ExecutionOutput, type RunningN8n } from './realN8n';
 
 export interface WorkflowFile {
@@ -50,6 +51,23 @@ export class Rest {
 				`${method} /rest${path}: not JSON (HTTP ${response.status}) ${text.slice(0, 300)}`,
 			);
 		}
+	}
+
+	/** Creates a Company Registry credential for the sandbox's demo client, as the editor's dialog does. */
+	async createSandboxCredential(
+		name: string,
+		sandbox: { baseUrl: string; authUrl: string },
+	): Promise<{ id: string; name: string }> {
+		return await this.call<{ id: string; name: string }>('POST', '/credentials', {
+			name,
+			type: 'companyRegistryApi',
+			data: {
+				clientId: DEMO_CLIENT.clientId,
+				clientSecret: DEMO_CLIENT.clientSecret,
+				baseUrl: sandbox.baseUrl,
+				authUrl: sandbox.authUrl,
+			},
+		});
 	}
 
 	/** Creates the workflow as the editor's import does, then publishes it; returns its id. */

@@ -7,7 +7,7 @@
 // an n8n process from 411 MB to 1.2 GB, and twenty ran it out of heap).
 import { readFileSync } from 'node:fs';
 
-import { DEMO_CLIENT, startSandbox, type CompanyFault } from '../../sandbox/server';
+import { startSandbox, type CompanyFault } from '../../sandbox/server';
 import { waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
 import { Rest, type WorkflowFile } from '../lib/rest';
 
@@ -107,16 +107,10 @@ export async function checkOversized(n8n: RunningN8n, checklist: Checklist): Pro
 		const oversizedRows = new Set(
 			Array.from({ length: ROWS }, (_, index) => index).filter((index) => faultOf(index)),
 		);
-		const credential = await rest.call<{ id: string; name: string }>('POST', '/credentials', {
-			name: 'Company Registry (oversized answers)',
-			type: 'companyRegistryApi',
-			data: {
-				clientId: DEMO_CLIENT.clientId,
-				clientSecret: DEMO_CLIENT.clientSecret,
-				baseUrl: sandbox.baseUrl,
-				authUrl: sandbox.authUrl,
-			},
-		});
+		const credential = await rest.createSandboxCredential(
+			'Company Registry (oversized answers)',
+			sandbox,
+		);
 		workflowId = await rest.createActiveWorkflow(
 			sheetWorkflow({ id: credential.id, name: credential.name }),
 		);

@@ -11,7 +11,7 @@
 // with the schedule set to once a year so that no scheduled poll interferes: n8n's own poll path and
 // memory, seconds instead of minutes.
 import { loadCompanies } from '../../sandbox/registry';
-import { DEMO_CLIENT, startSandbox, type CompanyFault } from '../../sandbox/server';
+import { startSandbox, type CompanyFault } from '../../sandbox/server';
 import { waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
 import { Rest, type WorkflowFile } from '../lib/rest';
 
@@ -106,16 +106,7 @@ export async function checkTrigger(n8n: RunningN8n, checklist: Checklist): Promi
 		JSON.stringify(got) === JSON.stringify([...expected].sort());
 	const setFault = (fault: CompanyFault | undefined) => sandbox.setCompanyFault(failing, fault);
 	try {
-		const credential = await rest.call<{ id: string; name: string }>('POST', '/credentials', {
-			name: 'Company Registry (trigger)',
-			type: 'companyRegistryApi',
-			data: {
-				clientId: DEMO_CLIENT.clientId,
-				clientSecret: DEMO_CLIENT.clientSecret,
-				baseUrl: sandbox.baseUrl,
-				authUrl: sandbox.authUrl,
-			},
-		});
+		const credential = await rest.createSandboxCredential('Company Registry (trigger)', sandbox);
 		const created = await rest.call<{ id: string }>(
 			'POST',
 			'/workflows',
