@@ -149,6 +149,13 @@ describe('company record check, at its limits (issue 27: each limit seen from bo
 		);
 	});
 
+	it('a broken value that is no text is shown whole, however long', () => {
+		const list = Array.from({ length: 81 }, (_, index) => index);
+		expect(problemOf({ ...registered, officialName: list })).toBe(
+			`field 'officialName' is ${JSON.stringify(list)}: Expected string, received array`,
+		);
+	});
+
 	it('takes the year 1000 as the earliest date of first registration', () => {
 		const check = checkCompanyRecord({ ...registered, registrationDate: '1000-01-01' });
 		expect(check.valid).toBe(true);
