@@ -22,7 +22,11 @@ import { mulberry32 } from '../../../sandbox/faults';
 // was dropped (at the store's capacity, or on a worker for a company it could not check); it never reports
 // one the model does not, and with room enough it reports exactly the model's.
 
-type Variant = 'static data' | 'store on a worker' | 'store with static data';
+type Variant =
+	| 'static data'
+	| 'store on a worker'
+	| 'store with static data'
+	| 'store with static data, some saves lost';
 interface Company {
 	key: LookupKey;
 	record: CompanyRecord;
@@ -111,6 +115,8 @@ function simulate(seed: number, variant: Variant) {
 	/** The model: each company's record at its last successful check, and whether it was checked in the last run. */
 	const remembered = new Map<number, CompanyRecord>();
 	let checkedLastRun = new Set<number>();
+	/** Whether n8n failed to save the static data of a run so far (then the row knows more than the notebook). */
+	let aSaveWasLost = false;
 	const runs = 4 + Math.floor(random() * 10);
 	const problems: string[] = [];
 	let reported = 0;
@@ -134,7 +140,7 @@ function simulate(seed: number, variant: Variant) {
 					? notebook
 					: new ProcessedItemsMemory(
 							helpersOf(store),
-							variant === 'store with static data' ? notebook : undefined,
+							variant === 'store on a worker' ? undefined : notebook,
 						);
 			const now = new Date(Date.UTC(2026, 0, 1 + run));
 			const found = await detectChanges(
@@ -147,7 +153,10 @@ function simulate(seed: number, variant: Variant) {
 				[...failing].map((index) => companies[index].key),
 				{ now, reportFirstSightings: false },
 			);
-			saved = staticData;
+			// Some runs' static data is lost (n8n could not save it, or a later node failed the execution).
+			if (variant === 'store with static data, some saves lost' && random() < 0.25)
+				aSaveWasLost = true;
+			else saved = staticData;
 			const byIndex = new Map(found.map((change) => [change.itemIndex, change.change]));
 			for (const index of checked) {
 				const before = remembered.get(index);
@@ -181,7 +190,9 @@ function simulate(seed: number, variant: Variant) {
 				// With room enough, nothing is missed: always for the static data (it keeps every company); for the
 				// store alone, for companies it checked last run (it keeps only what it could check).
 				const exact =
-					!capacityBound && (variant !== 'store on a worker' || checkedLastRun.has(index));
+					!capacityBound &&
+					!aSaveWasLost &&
+					(variant !== 'store on a worker' || checkedLastRun.has(index));
 				if (
 					exact &&
 					expected &&
@@ -200,21 +211,23 @@ function simulate(seed: number, variant: Variant) {
 }
 
 describe('change detector against a reference model (issue 22)', () => {
-	it.each<Variant>(['static data', 'store on a worker', 'store with static data'])(
-		'%s: 300 seeds, never a false change, nothing missed with room enough',
-		async (variant) => {
-			const problems: string[] = [];
-			let reported = 0;
-			for (let seed = 1; seed <= 300; seed++) {
-				const result = await simulate(seed, variant)();
-				problems.push(...result.problems);
-				reported += result.reported;
-			}
-			expect(problems.slice(0, 10)).toEqual([]);
-			// The runs did change things: a detector that reports nothing would not pass.
-			expect(reported).toBeGreaterThan(300);
-		},
-	);
+	it.each<Variant>([
+		'static data',
+		'store on a worker',
+		'store with static data',
+		'store with static data, some saves lost',
+	])('%s: 300 seeds, never a false change, nothing missed with room enough', async (variant) => {
+		const problems: string[] = [];
+		let reported = 0;
+		for (let seed = 1; seed <= 300; seed++) {
+			const result = await simulate(seed, variant)();
+			problems.push(...result.problems);
+			reported += result.reported;
+		}
+		expect(problems.slice(0, 10)).toEqual([]);
+		// The runs did change things: a detector that reports nothing would not pass.
+		expect(reported).toBeGreaterThan(300);
+	});
 });
 
 describe("the processed-items store's row (issue 22)", () => {
@@ -250,7 +263,8 @@ describe("the processed-items store's row (issue 22)", () => {
 		expect(await run(['Active', 'Active', 'Active'], 1)).toEqual({ events: [], calls: 3 });
 		// Quiet: the count and one question.
 		expect(await run(['Active', 'Active', 'Active'], 2)).toEqual({ events: [], calls: 2 });
-		expect(store.entriesOf('w', 'n')).toBe(12);
+		// Four entries a company, and the row's seal.
+		expect(store.entriesOf('w', 'n')).toBe(13);
 		expect(await run(['Active', 'Inactive', 'Active'], 3)).toEqual({
 			events: ['turnedInactive'],
 			calls: 5,
@@ -260,7 +274,7 @@ describe("the processed-items store's row (issue 22)", () => {
 			events: ['turnedActive'],
 			calls: 5,
 		});
-		expect(store.entriesOf('w', 'n')).toBe(12);
+		expect(store.entriesOf('w', 'n')).toBe(13);
 	});
 });
 
@@ -286,6 +300,6 @@ describe('a long list the store does not know (issue 22)', () => {
 		expect(await run(1, 0)).toEqual([]);
 		// Each is asked for its status, name and address: some 200,000 questions in one call.
 		expect(await run(30_000, 1)).toEqual([]);
-		expect(store.entriesOf('w', 'n')).toBe(120_000);
+		expect(store.entriesOf('w', 'n')).toBe(120_001);
 	});
 });
