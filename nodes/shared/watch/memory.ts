@@ -51,8 +51,7 @@ function repairCompanies(state: Record<string, unknown>): number {
 	}
 	let dropped = 0;
 	const saved = companies as Record<string, unknown>;
-	for (const key in saved) {
-		if (!Object.hasOwn(saved, key)) continue;
+	for (const key of Object.keys(saved)) {
 		const snapshot = saved[key];
 		if (!isPlainSnapshot(snapshot) && !companySnapshotSchema.safeParse(snapshot).success) {
 			delete saved[key];
@@ -101,38 +100,34 @@ export function loadWatchState(
  * Changes: those seen within Forget Companies Not Seen For).
  */
 export class StaticDataMemory implements WatchMemory {
-	private readonly companies: Record<string, CompanySnapshot>;
+	/** Read into a Map once: lookups and walks of a 100,000-key object are what a run would spend its time on. */
+	private readonly companies: Map<string, CompanySnapshot>;
 
 	constructor(
 		private readonly staticData: Record<string, unknown>,
 		logger: Logger,
 		private readonly keep: (id: string, snapshot: CompanySnapshot) => boolean,
 	) {
-		this.companies = loadWatchState(staticData, logger).companies ?? {};
+		const saved = loadWatchState(staticData, logger).companies ?? {};
+		this.companies = new Map();
+		for (const id of Object.keys(saved)) this.companies.set(id, saved[id]);
 	}
 
 	/** The saved snapshot of a company, if any. */
 	saved(id: string): CompanySnapshot | undefined {
-		return Object.hasOwn(this.companies, id) ? this.companies[id] : undefined;
+		return this.companies.get(id);
 	}
 
 	/** The companies this memory keeps although this run named them not. */
 	kept(current: ReadonlyMap<string, CompanySnapshot>): string[] {
 		const kept: string[] = [];
-		for (const id in this.companies) {
-			if (
-				Object.hasOwn(this.companies, id) &&
-				!current.has(id) &&
-				this.keep(id, this.companies[id])
-			)
-				kept.push(id);
-		}
+		for (const [id, snapshot] of this.companies)
+			if (!current.has(id) && this.keep(id, snapshot)) kept.push(id);
 		return kept;
 	}
 
 	get isEmpty(): boolean {
-		for (const id in this.companies) if (Object.hasOwn(this.companies, id)) return false;
-		return true;
+		return this.companies.size === 0;
 	}
 
 	async recall(
@@ -165,9 +160,8 @@ export class StaticDataMemory implements WatchMemory {
 		else this.staticData.storeSeal = seal;
 		const next: Record<string, CompanySnapshot> = {};
 		const failed = new Set(unchecked);
-		for (const id in this.companies) {
-			if (current.has(id) || !Object.hasOwn(this.companies, id)) continue;
-			const snapshot = this.companies[id];
+		for (const [id, snapshot] of this.companies) {
+			if (current.has(id)) continue;
 			if (failed.has(id) || this.keep(id, snapshot)) next[id] = snapshot;
 		}
 		for (const [id, snapshot] of current) next[id] = snapshot;

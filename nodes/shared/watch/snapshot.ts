@@ -54,7 +54,9 @@ export const dayNumber = (time: Date): number => Math.floor(time.getTime() / 86_
 export const FIRST_SEEN: CompanyChange = { event: 'firstSeen', changedFields: [], changes: {} };
 
 /** `%` and `|` percent-encoded, so that an id holding `|` cannot pose as an id with a language. */
-const keyPart = (text: string) => text.replace(/%/g, '%25').replace(/\|/g, '%7C');
+const keyPart = (text: string) =>
+	// Most ids hold neither: no new string for them.
+	text.includes('%') || text.includes('|') ? text.replace(/%/g, '%25').replace(/\|/g, '%7C') : text;
 
 /**
  * The key a company is remembered under: readable in the static data, one per country, state, id and
