@@ -76,13 +76,14 @@ const detailsUnknownEntry = (id: string) => `[${json(id)},"details","unknown"]`;
 function fullEntry(
 	id: string,
 	snapshot: Omit<CompanySnapshot, 'd'>,
-	idJson = json(id),
-	nameJson = json(snapshot.n),
-	addressJson = json(snapshot.a),
+	parts?: { idJson: string; nameJson: string; addressJson: string },
 ): string {
 	// Not registered: the status says all.
-	if (snapshot.s === 'N') return statusEntry(id, 'N', idJson);
-	return `[${idJson},"company","${snapshot.s}",${nameJson},${addressJson}]`;
+	if (snapshot.s === 'N') return statusEntry(id, 'N', parts?.idJson);
+	// Alone (one entry a company), one JSON.stringify of the array is quicker than three of its parts.
+	if (!parts)
+		return JSON.stringify([id, 'company', snapshot.s, snapshot.n ?? null, snapshot.a ?? null]);
+	return `[${parts.idJson},"company","${snapshot.s}",${parts.nameJson},${parts.addressJson}]`;
 }
 
 /**
@@ -101,7 +102,7 @@ function pushEntriesOf(
 		return full;
 	}
 	const [nameJson, addressJson] = [json(snapshot.n), json(snapshot.a)];
-	const full = fullEntry(id, snapshot, idJson, nameJson, addressJson);
+	const full = fullEntry(id, snapshot, { idJson, nameJson, addressJson });
 	entries.push(
 		full,
 		statusEntry(id, snapshot.s, idJson),
