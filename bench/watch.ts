@@ -1,13 +1,17 @@
 // npm run bench -- --scenario watch (issue 22): Watch for Changes over 1,000 / 10,000 / 100,000 registered
-// companies. Per size a baseline run, then a run after 1% of the companies changed status; per run the
-// node's own CPU time outside lookups, peak RSS, events, and events that are not one of the changes made.
+// companies. Per size a baseline run (the first: the store holds nothing), a run after 1% of the companies
+// changed status, and another such run (as every later run is); per run the node's own CPU time outside
+// lookups, and events that are not one of the changes made; per size the process's peak RSS (the kernel's
+// high-water mark) and what of it was there before the runs.
 // 1. The memory: the change detector with n8n's processed-items store (the harness's copy of n8n 2.41.1's
-//    code) and the static data as notebook, given each company's record as the sandbox answers it; own
-//    time = reading and writing the memory, the comparison, and n8n serialising the static data it saves.
+//    code, and n8n's own where npm run test:n8n installed it) and the static data as notebook, given each
+//    company's record as the sandbox answers it; own time = reading and writing the memory, the
+//    comparison, and n8n serialising the static data it saves. At 100,000 also as a queue-mode worker
+//    (no static data: the store alone).
 // 2. End to end against the sandbox (rate limit off) in n8n's engine, for 1,000 and 10,000 companies: own
 //    time from the sandbox's last lookup to the end of the run (the sandbox runs in this process; its
 //    100,000 lookups take minutes on a shared machine, so that size runs only in part 1).
-// The last line is part 1's 100,000 run.
+// The last line is part 1's 100,000 run (n8n's own store code where installed).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -149,29 +153,42 @@ function helpersOf(store: IDataDeduplicator): ProcessedItemsStore {
 const split = (run: RunFigures) =>
 	`own_cpu_s=${run.ownCpuS.toFixed(3)} (n8n store ${run.storeCpuS!.toFixed(3)}, n8n static data ${run.staticCpuS!.toFixed(3)}, package ${(run.ownCpuS - run.storeCpuS! - run.staticCpuS!).toFixed(3)})`;
 
+const mb = (bytes: number) => Math.round(bytes / 1_048_576);
+
+/**
+ * `worker`: a queue-mode worker, which n8n starts without the static data (the store alone is the
+ * memory, four entries a company); else a main process, where the static data is the notebook.
+ */
 export async function memoryRuns(
 	size: number,
 	store: IDataDeduplicator = new HarnessStore(),
 	label = 'harness store',
+	worker = false,
 ): Promise<string> {
+	// What the process holds before any run: Node, tsx and the modules.
+	const rssAtStart = process.memoryUsage().rss;
 	const stored = companies(size);
-	let saved = '{}';
-	peakRss = 0;
-	const sampler = setInterval(sampleRss, 20);
-	const run = async (changed: Set<string>, day: number): Promise<RunFigures> => {
-		const checked = stored.map((company, itemIndex) => ({
+	const checkedOf = () =>
+		stored.map((company, itemIndex) => ({
 			key: { countryCode: 'gb', companyId: company.companyId },
 			record: recordOf(company),
 			itemIndex,
 		}));
+	// The bench's scaffolding, which n8n holds too (its input items): the companies and their records.
+	let checked = checkedOf();
+	const rssOfScaffolding = process.memoryUsage().rss - rssAtStart;
+	let saved = '{}';
+	const run = async (changed: Set<string>, day: number): Promise<RunFigures> => {
 		storeCpuUs = 0;
 		staticCpuUs = 0;
 		const started = process.cpuUsage();
 		// n8n loads the static data it saved, the node reads and writes its memory, n8n saves the static data.
-		const staticData = await timedStatic(() => JSON.parse(saved) as Record<string, unknown>);
+		const staticData = worker
+			? {}
+			: await timedStatic(() => JSON.parse(saved) as Record<string, unknown>);
 		const notebook = new StaticDataMemory(staticData, { warn: () => undefined }, () => true);
 		const found = await detectChanges(
-			new ProcessedItemsMemory(helpersOf(store), notebook),
+			new ProcessedItemsMemory(helpersOf(store), worker ? undefined : notebook),
 			checked,
 			[],
 			{
@@ -179,9 +196,8 @@ export async function memoryRuns(
 				reportFirstSightings: false,
 			},
 		);
-		saved = await timedStatic(() => JSON.stringify(staticData));
+		if (!worker) saved = await timedStatic(() => JSON.stringify(staticData));
 		const own = process.cpuUsage(started);
-		sampleRss();
 		const falseEvents = found.filter(
 			(change) => change.change.event !== 'turnedInactive' || !changed.has(change.key.companyId),
 		).length;
@@ -194,23 +210,36 @@ export async function memoryRuns(
 			missed: changed.size - (found.length - falseEvents),
 		};
 	};
-	try {
-		const baseline = await run(new Set(), 1);
+	/** 1% of the companies, from `first` on, turn Inactive. */
+	const change = (first: number) => {
 		const changed = new Set<string>();
-		for (let index = 0; index < size; index += 100) {
+		for (let index = first; index < size; index += 100) {
 			stored[index].status = 'Inactive';
 			changed.add(stored[index].companyId);
 		}
-		const second = await run(changed, 2);
-		const rssMb = Math.round(peakRss / 1_048_576);
-		console.log(
-			`memory (${label}) ${size} companies: baseline ${split(baseline)} events=${baseline.events}; after ${changed.size} changes ${split(second)} events=${second.events} false_events=${second.falseEvents} missed=${second.missed}; store entries ${await store.getProcessedDataCount('node', { workflow: { id: 'watch-workflow' }, node: { id: 'watch-node' } } as never, { mode: 'entries' })}, static data ${(saved.length / 1_048_576).toFixed(1)} MB; peak rss_mb=${rssMb}`,
-		);
-		const ownCpu = Math.max(baseline.ownCpuS, second.ownCpuS);
-		return `bench: scenario=watch-${size} companies=${size} own_cpu_s=${ownCpu.toFixed(3)} rss_mb=${rssMb} false_events=${baseline.falseEvents + second.falseEvents}`;
-	} finally {
-		clearInterval(sampler);
-	}
+		checked = checkedOf();
+		return changed;
+	};
+	const baseline = await run(new Set(), 1);
+	const changed = change(0);
+	const second = await run(changed, 2);
+	// A run like every later one: the store's row and the static data as the last run left them.
+	const changedAgain = change(50);
+	const third = await run(changedAgain, 3);
+	// The process's true peak (the kernel's high-water mark), not a sample.
+	const peak = process.resourceUsage().maxRSS * 1024;
+	const runs = [baseline, second, third];
+	const entries = await store.getProcessedDataCount(
+		'node',
+		{ workflow: { id: 'watch-workflow' }, node: { id: 'watch-node' } } as never,
+		{ mode: 'entries' },
+	);
+	console.log(
+		`memory (${label}${worker ? ', queue-mode worker: no static data' : ''}) ${size} companies: baseline ${split(baseline)} events=${baseline.events}; after ${changed.size} changes ${split(second)} events=${second.events} false_events=${second.falseEvents} missed=${second.missed}; after ${changedAgain.size} more ${split(third)} events=${third.events} false_events=${third.falseEvents} missed=${third.missed}; store entries ${entries}, static data ${(saved.length / 1_048_576).toFixed(1)} MB; peak rss_mb=${mb(peak)} (the whole process: ${mb(rssAtStart)} MB Node, tsx and modules before the runs, ${mb(rssOfScaffolding)} MB the bench's companies and records, which n8n holds as input items; the runs' own growth at most ${mb(peak - rssAtStart - rssOfScaffolding)} MB)`,
+	);
+	const ownCpu = Math.max(...runs.map((figures) => figures.ownCpuS));
+	const falseEvents = runs.reduce((sum, figures) => sum + figures.falseEvents, 0);
+	return `bench: scenario=watch${worker ? '-worker' : ''}-${size} companies=${size} own_cpu_s=${ownCpu.toFixed(3)} rss_mb=${mb(peak)} false_events=${falseEvents}`;
 }
 
 /** `memoryOnly`: part 1 alone (npm run bench -- --scenario watch --quick). */
@@ -222,17 +251,21 @@ export async function watchBench(memoryOnly = false): Promise<void> {
 	if (realN8nStore()) stores.push('n8n');
 	else
 		console.log('n8n 2.41.1 is not installed (npm run test:n8n prepares it): harness store only');
-	for (const store of stores)
-		for (const size of SIZES) {
-			const output = execFileSync(
-				process.execPath,
-				[...process.execArgv, __filename, CHILD, String(size), store],
-				{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-			).trim();
-			const line = output.split('\n');
-			console.log(line.slice(0, -1).join('\n'));
-			lines.push(line[line.length - 1]);
-		}
+	const children: Array<[string, number, string]> = stores.flatMap((store) =>
+		SIZES.map((size): [string, number, string] => [store, size, 'main']),
+	);
+	// The queue-mode worker's path (the store alone, four entries a company), at the largest size.
+	children.splice(-1, 0, [stores[stores.length - 1], SIZES[SIZES.length - 1], 'worker']);
+	for (const [store, size, where] of children) {
+		const output = execFileSync(
+			process.execPath,
+			[...process.execArgv, __filename, CHILD, String(size), store, where],
+			{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+		).trim();
+		const line = output.split('\n');
+		console.log(line.slice(0, -1).join('\n'));
+		lines.push(line[line.length - 1]);
+	}
 	for (const size of memoryOnly ? [] : ENGINE_SIZES) {
 		const stored = companies(size);
 		const sandbox = await startSandbox({
@@ -292,10 +325,11 @@ export async function watchBench(memoryOnly = false): Promise<void> {
 
 const CHILD = '--watch-memory-run';
 if (require.main === module && process.argv[2] === CHILD) {
-	const [size, store] = [Number(process.argv[3]), process.argv[4]];
+	const [size, store, where] = [Number(process.argv[3]), process.argv[4], process.argv[5]];
+	const worker = where === 'worker';
 	void (
 		store === 'n8n'
-			? memoryRuns(size, realN8nStore(), "n8n 2.41.1's DeduplicationHelper")
-			: memoryRuns(size)
+			? memoryRuns(size, realN8nStore(), "n8n 2.41.1's DeduplicationHelper", worker)
+			: memoryRuns(size, new HarnessStore(), 'harness store', worker)
 	).then((line) => console.log(line));
 }
