@@ -9,11 +9,12 @@
 //   4. starts `n8n start`, creates the owner over the REST API, checks /types/nodes.json, opens the
 //      editor in headless Chromium on a workflow with the node's panel open, and saves a screenshot;
 //      in that n8n, meets oversized answers (scripts/n8n/oversized.ts, issue 21), runs the Company
-//      Registry Trigger with a failing company (scripts/n8n/trigger.ts, issue 26), and the journeys;
+//      Registry Trigger with a failing company (scripts/n8n/trigger.ts, issue 26), one lookup's latency
+//      beside the HTTP Request node (scripts/n8n/latency.ts, issue 20), and the journeys;
 //   5. runs `npm run dev` and uses the editor it prints (scripts/n8n/dev.ts, issue 23);
 //   6. stops every process it started, by its own process id.
-// TEST_N8N_ONLY=retry-on-fail (or oversized, trigger, dev; several joined by commas) runs steps 1 and
-// 2 and those checks alone.
+// TEST_N8N_ONLY=retry-on-fail (or scale, oversized, trigger, latency, dev; several joined by commas)
+// runs steps 1 and 2 and those checks alone.
 // Each group of checks lives in scripts/n8n/; scripts/lib/ holds what they and test:queue share.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
 import { Browser } from './lib/browser';
 import { checkDev } from './n8n/dev';
 import { checkJourneys } from './n8n/journeys';
+import { checkLatency } from './n8n/latency';
 import { checkMcp, prepareMcpWorkflow } from './n8n/mcp';
 import { checkOversized } from './n8n/oversized';
 import { checkRetryOnFail } from './n8n/retryOnFail';
@@ -223,12 +225,12 @@ async function main(): Promise<void> {
 	await checklist.timed('pack and install the package', () => installPackage(userFolder));
 	const sandbox = await startSandbox({ port: 0 });
 	try {
-		// TEST_N8N_ONLY=<name>[,<name>] runs only those checks (retry-on-fail, oversized, trigger, dev).
+		// TEST_N8N_ONLY=<name>[,<name>] runs only those checks (scale, retry-on-fail, oversized, trigger, latency, dev).
 		const only = process.env.TEST_N8N_ONLY?.split(',');
 		const selected = (name: string) => !only || only.includes(name);
 		if (!only) await checkWorkflows(userFolder, sandbox);
-		if (!only && process.env.SKIP_SCALE !== 'true')
-			await checklist.timed('scale: 2,000 rows, families 1 and 2', () =>
+		if ((!only && process.env.SKIP_SCALE !== 'true') || only?.includes('scale'))
+			await checklist.timed('scale: 2,000 rows, families 1 and 2, the bare fixed window', () =>
 				checkScale(userFolder, checklist),
 			);
 		if (selected('retry-on-fail'))
@@ -236,7 +238,7 @@ async function main(): Promise<void> {
 				checkRetryOnFail(userFolder, checklist),
 			);
 		if (!only) await prepareMcpWorkflow(userFolder);
-		if (!only || selected('oversized') || selected('trigger')) {
+		if (!only || selected('oversized') || selected('trigger') || selected('latency')) {
 			const n8n = await startN8n(userFolder, processes, checklist);
 			if (!only) {
 				await checkEditor(n8n, userFolder, sandbox);
@@ -249,6 +251,10 @@ async function main(): Promise<void> {
 			if (selected('trigger'))
 				await checklist.timed('trigger: 20 companies, one failing', () =>
 					checkTrigger(n8n, checklist),
+				);
+			if (selected('latency'))
+				await checklist.timed('latency: one lookup per execution, beside HTTP Request', () =>
+					checkLatency(n8n, checklist),
 				);
 			if (!only) await checkJourneys(n8n, userFolder, sandbox, { checklist, processes });
 		}

@@ -16,6 +16,7 @@ import {
 } from './descriptions';
 import type { CompanyRecord } from './model/companyRecord';
 import { LookupInputError, normalizeCountry, toLookupKey, type LookupKey } from './model/lookupKey';
+import { rowParameter } from './rowField';
 import { runBatch, type BatchSettings } from './transport/batchRunner';
 import { registryError, type LookupFailure } from './transport/registryError';
 import {
@@ -142,7 +143,8 @@ export interface RowSource {
 /**
  * The input items' Country, Company ID and State parameters and the Language option, as lookup keys.
  * State is read only for United States rows and Language once unless it is an expression: in a real
- * n8n every expression costs an evaluation in its sandbox, on every row.
+ * n8n every expression costs an evaluation in its sandbox, on every row. A parameter that only reads a
+ * field of the row (`={{ $json.country }}`) is read without one (rowField.ts).
  */
 export function inputRows(context: IExecuteFunctions): RowSource {
 	const languageRaw = (context.getNode().parameters.options as { language?: unknown } | undefined)
@@ -154,13 +156,11 @@ export function inputRows(context: IExecuteFunctions): RowSource {
 	return {
 		count: context.getInputData().length,
 		keyAt: (itemIndex) => {
-			const country = context.getNodeParameter('country', itemIndex);
+			const country = rowParameter(context, 'country', itemIndex);
 			return toLookupKey({
 				country,
-				companyId: context.getNodeParameter('companyId', itemIndex, ''),
-				state: isUnitedStates(country)
-					? context.getNodeParameter('state', itemIndex, '')
-					: undefined,
+				companyId: rowParameter(context, 'companyId', itemIndex, ''),
+				state: isUnitedStates(country) ? rowParameter(context, 'state', itemIndex, '') : undefined,
 				language: languagePerItem
 					? context.getNodeParameter('options.language', itemIndex, '')
 					: language,

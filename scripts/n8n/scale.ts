@@ -1,8 +1,16 @@
 // test:n8n, issue "Fill any registry's rate limit": a 2,000-row sheet in a real n8n against the sandbox
-// limited to 100 requests/s with bursts of 100 (50 ms latency with jitter), once with X-RateLimit-* on
-// every answer (family 1) and once with rate-limit headers only on 429s (family 2). Prints the node's
-// own execution time beside the floor; both must stay within 1.10x.
-import { DEMO_CLIENT, startSandbox, type RateLimitHeaders } from '../../sandbox/server';
+// (50 ms latency with jitter): a token bucket of 100 requests/s with bursts of 100, once with
+// X-RateLimit-* on every answer (family 1) and once with rate-limit headers only on 429s (family 2);
+// and (issue 20 item 5) a fixed window of 100 per second that says nothing: 429s with no Retry-After
+// and no rate-limit headers. Prints the node's own execution time beside the floor; each must stay
+// within 1.10x.
+import {
+	DEMO_CLIENT,
+	startSandbox,
+	type RateLimitHeaders,
+	type RateLimitSettings,
+	type RetryAfterFormat,
+} from '../../sandbox/server';
 import { makeSheet, uniqueValid } from '../../sandbox/sheets';
 import { executeWorkflow, importCredential, importWorkflow, type Checklist } from '../lib/realN8n';
 
@@ -60,26 +68,77 @@ function sheetWorkflow(credentialId: string): Record<string, unknown> {
 	};
 }
 
+const unique = () => uniqueValid(makeSheet(ROWS)).length;
+
 /**
- * The floor: the unique lookups admitted exactly as the bucket allows (the burst at once, then one
- * every 1/rate s), the last answered one latency later. No client can be faster.
+ * The token bucket's floor: the unique lookups admitted exactly as the bucket allows (the burst at
+ * once, then one every 1/rate s), the last answered one latency later. No client can be faster.
  */
-function floorSeconds(): number {
-	const unique = uniqueValid(makeSheet(ROWS)).length;
-	return Math.max(0, unique - LIMIT.burst) / LIMIT.ratePerSecond + LATENCY_MS / 1000;
+function bucketFloorSeconds(): number {
+	return Math.max(0, unique() - LIMIT.burst) / LIMIT.ratePerSecond + LATENCY_MS / 1000;
 }
 
+const WINDOW = { limit: 100, windowMs: 1000 };
+
+/**
+ * The fixed window's floor for a node that started at `startedAt` (epoch ms): windows are aligned to
+ * the clock, so the first one has only what is left of it; each admits `limit`, the last lookup is
+ * sent when the last window needed opens and answered one latency later.
+ */
+function windowFloorSeconds(startedAt: number): number {
+	const windows = Math.ceil(unique() / WINDOW.limit);
+	const firstWindowLeft = WINDOW.windowMs - (startedAt % WINDOW.windowMs);
+	const lastOpens = windows > 1 ? firstWindowLeft + (windows - 2) * WINDOW.windowMs : 0;
+	return (lastOpens + LATENCY_MS) / 1000;
+}
+
+interface Family {
+	name: string;
+	id: string;
+	rateLimit: Partial<RateLimitSettings>;
+	rateLimitHeaders: RateLimitHeaders;
+	retryAfterFormat: RetryAfterFormat;
+	floorSeconds: (startedAt: number) => number;
+}
+
+const FAMILIES: Family[] = [
+	{
+		name: 'family 1 (X-RateLimit-* on every answer)',
+		id: 'scaleHeaders',
+		rateLimit: LIMIT,
+		rateLimitHeaders: 'always',
+		retryAfterFormat: 'seconds',
+		floorSeconds: bucketFloorSeconds,
+	},
+	{
+		name: 'family 2 (headers only on 429s)',
+		id: 'scaleOnly429',
+		rateLimit: LIMIT,
+		rateLimitHeaders: '429-only',
+		retryAfterFormat: 'seconds',
+		floorSeconds: bucketFloorSeconds,
+	},
+	{
+		name: 'fixed window 100 per 1 s, no headers (429s with no Retry-After, no rate-limit headers)',
+		id: 'scaleWindowBare',
+		rateLimit: { ...LIMIT, family: 'fixed-window', ...WINDOW },
+		rateLimitHeaders: 'none',
+		retryAfterFormat: 'none',
+		floorSeconds: windowFloorSeconds,
+	},
+];
+
 export async function checkScale(userFolder: string, checklist: Checklist): Promise<void> {
-	const floor = floorSeconds();
-	for (const headers of ['always', '429-only'] as RateLimitHeaders[]) {
+	for (const family of FAMILIES) {
 		const sandbox = await startSandbox({
 			port: 0,
-			rateLimit: LIMIT,
-			rateLimitHeaders: headers,
+			rateLimit: family.rateLimit,
+			rateLimitHeaders: family.rateLimitHeaders,
+			retryAfterFormat: family.retryAfterFormat,
 			faults: { latencyMs: LATENCY_MS - 5, jitterMs: 10 },
 		});
 		try {
-			const credentialId = `scale-${headers}`;
+			const credentialId = `scale-${family.id}`;
 			await importCredential(userFolder, {
 				id: credentialId,
 				name: credentialId,
@@ -91,42 +150,44 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 					authUrl: sandbox.authUrl,
 				},
 			});
-			const workflowId = `scale${headers === 'always' ? 'Headers' : 'Only429'}`.padEnd(16, '0');
+			const workflowId = family.id.padEnd(16, '0');
 			await importWorkflow(userFolder, sheetWorkflow(credentialId), workflowId);
 			const wallStarted = performance.now();
 			const run = await executeWorkflow(userFolder, workflowId);
 			const wall = (performance.now() - wallStarted) / 1000;
 			const task = run.data.resultData.runData['Company Registry']?.at(-1) as
-				| { executionTime?: number; data?: { main: Array<Array<unknown> | null> } }
+				| {
+						startTime?: number;
+						executionTime?: number;
+						data?: { main: Array<Array<unknown> | null> };
+				  }
 				| undefined;
 			const seconds = (task?.executionTime ?? Number.NaN) / 1000;
 			const [registered = [], notRegistered = [], errors = []] = (task?.data?.main ?? []).map(
 				(items) => items ?? [],
 			);
-			const family =
-				headers === 'always'
-					? 'family 1 (X-RateLimit-* on every answer)'
-					: 'family 2 (headers only on 429s)';
+			const { name } = family;
+			const floor = family.floorSeconds(task?.startTime ?? Number.NaN);
 			const ratio = seconds / floor;
 			checklist.log(
-				`scale: ${family}: node ${seconds.toFixed(2)} s, floor ${floor.toFixed(2)} s, node_vs_floor=${ratio.toFixed(3)}; ` +
+				`scale: ${name}: node ${seconds.toFixed(2)} s, floor ${floor.toFixed(2)} s, node_vs_floor=${ratio.toFixed(3)}; ` +
 					`n8n execute wall ${wall.toFixed(1)} s (process start and exit included); 429s ${sandbox.counters.lookupsByStatus[429] ?? 0}; token requests ${sandbox.counters.tokenRequests}`,
 			);
 			checklist.check(
 				registered.length + notRegistered.length + errors.length === ROWS,
-				`${family}: every one of ${ROWS} rows came out once`,
+				`${name}: every one of ${ROWS} rows came out once`,
 			);
 			checklist.check(
 				errors.length === ROWS / 50,
-				`${family}: only the ${ROWS / 50} invalid rows failed (got ${errors.length})`,
+				`${name}: only the ${ROWS / 50} invalid rows failed (got ${errors.length})`,
 			);
 			checklist.check(
 				sandbox.counters.tokenRequests === 1,
-				`${family}: one token request (got ${sandbox.counters.tokenRequests})`,
+				`${name}: one token request (got ${sandbox.counters.tokenRequests})`,
 			);
 			checklist.check(
 				ratio <= MAX_VS_FLOOR,
-				`${family}: within ${MAX_VS_FLOOR}x the floor (${ratio.toFixed(3)})`,
+				`${name}: within ${MAX_VS_FLOOR}x the floor (${ratio.toFixed(3)})`,
 			);
 		} finally {
 			await sandbox.close();
