@@ -61,7 +61,7 @@ export interface RegistryCounters {
 }
 
 /** Loopback: a request reaches the registry, and a refusal comes back, within a millisecond. */
-const ARRIVAL_MS = 0.5;
+export const ARRIVAL_MS = 0.5;
 
 const RECORD = { isRegistered: false, officialName: 'N/A', status: 'N/A', registrationDate: 'N/A' };
 
