@@ -4,7 +4,10 @@ import {
 	matrixScenarios,
 	type Scenario,
 } from '../../../bench/sim/catalogue';
+import { seededRandom } from '../../../bench/sim/random';
+import { SimulatedRegistry } from '../../../bench/sim/registry';
 import { runScenario } from '../../../bench/sim/simulate';
+import { VirtualClock } from '../../../bench/sim/virtualClock';
 
 // A small subset of bench:sim in every test run: the real batch runner and controller on a virtual clock.
 
@@ -87,6 +90,28 @@ describe('bench:sim subset', () => {
 		// 100 at once, 100 at the next window (600 ms on), the last 50 a window later: each sent half a
 		// millisecond before it arrives, answered a round trip after it was sent.
 		expect(floorMs(windowed, 400, 1_000)).toBeCloseTo(1_600 + 10);
+	});
+
+	it("a fixed window's Unix X-RateLimit-Reset names the second its window ends, not one later", async () => {
+		const clock = new VirtualClock();
+		const windowEnd = clock.now() + 1_000;
+		await clock.advance(16);
+		const registry = new SimulatedRegistry(
+			clock,
+			{
+				...matrixScenarios()[0].registry,
+				limiter: { family: 'fixed-window', ratePerSecond: 5, burst: 5, limit: 5, windowMs: 1000 },
+				resetAs: 'unix',
+				jitterMs: 0,
+			},
+			seededRandom(1),
+		);
+		const answer = await clock.run(
+			registry.request({ countryCode: 'de', companyId: '1' }, 'answer'),
+		);
+		expect(answer.kind === 'response' && answer.headers['x-ratelimit-reset']).toBe(
+			String(windowEnd / 1000),
+		);
 	});
 
 	it('is deterministic for a seed', async () => {
