@@ -39,6 +39,12 @@ export const CATCH_UP_MS = 50;
 export const RECOVERY_PER_ANSWER = 0.05;
 /** Before any congestion event while paced the first estimate may be low: find the limit quickly. */
 export const SEARCH_GROWTH_PER_SECOND = 0.25;
+/**
+ * A pace that is only a floor (a first wave admitted too few to measure a rate, a bucket of small burst)
+ * doubles each second, as TCP's slow start: from 1/s it meets a limit of 500/s within 9 s, and the wave
+ * it ends in measures the limit.
+ */
+export const LOWER_BOUND_GROWTH_PER_SECOND = 1;
 /** Beyond the last event's rate: slow enough that the 429 wave it ends in is rare, fast enough to find a limit that rose. */
 export const PROBE_GROWTH_PER_SECOND = 0.02;
 /** With less work left than this many seconds at the pace, the pace stops probing beyond the last event's rate. */

@@ -91,6 +91,14 @@ export function rateLimited(
 		if (answered >= MIN_ANSWERS_FOR_RATE) {
 			pace.rate = (answered * 1000) / (early ? pauseMs : activeMs + pauseMs);
 			pace.creditCap = Math.max(1, Math.min(answered, answered - (pace.rate * activeMs) / 1000));
+		} else if (answered > 0) {
+			// A burst of fewer: the rate is unknown, but about this (sent since the last pause ended, over
+			// that time and the pause to come); paced from it, searching upwards.
+			const sendingMs = now - Math.max(since, state.pausedUntil);
+			pace.rate = (answered * 1000) / (Math.max(0, sendingMs) + pauseMs);
+			pace.creditCap = 1;
+			pace.lowerBound = pace.rate;
+			pace.floorRate = WAVE_DECREASE * pace.rate;
 		}
 		if (early) {
 			const pauseEnd = Math.max(now + MIN_WAIT_MS, since + pauseMs);
@@ -122,7 +130,14 @@ export function rateLimited(
 			WAVE_CEILING_ABOVE * pace.rate,
 			Math.max(WAVE_CEILING_BELOW * pace.rate, admitted),
 		);
-		pace.rate = Math.max(MIN_RATE, Math.min(WAVE_DECREASE * pace.rate, pace.ceiling));
+		pace.lowerBound = undefined;
+		// Never below what the registry gave per pause at the first wave (asking all at once gets that).
+		pace.ceiling = Math.max(pace.ceiling, pace.floorRate);
+		pace.rate = Math.max(
+			MIN_RATE,
+			pace.floorRate,
+			Math.min(WAVE_DECREASE * pace.rate, pace.ceiling),
+		);
 		pace.creditCap = Math.max(1, Math.min(pace.creditCap, pace.rate / WAVE_BURST_PARTS_OF_SECOND));
 		if (state.recentEvents.length >= STORM_EVENTS) {
 			const pauseMs = pauseFor(

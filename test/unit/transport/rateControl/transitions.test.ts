@@ -113,8 +113,10 @@ const stories: Array<{ story: string; steps: Step[]; at: number; mode: Mode['kin
 			refused(1_060, 1_110, { remaining: 4_989, resetMs: 3_000_000, retryAfterMs: 1_000 }),
 		],
 		at: 1_110,
-		// A second from when requests began to go together (the first went alone): not 50 minutes.
-		mode: { kind: 'paused', until: 2_060, limit: { kind: 'unknown' } },
+		// A second from when requests began to go together (the first went alone): not 50 minutes. One
+		// answer measures no rate, but paces from the floor it shows: one over the 50 ms of sending and the
+		// pause (bench:sim's small bursts).
+		mode: { kind: 'paused', until: 2_060, limit: { kind: 'paced', rate: 1_000 / (50 + 1_000) } },
 	},
 	{
 		story: 'a constant count of 0 while requests it held back are admitted (refuted)',

@@ -1,0 +1,56 @@
+import { seededRandom } from '../../../../bench/sim/random';
+import { SimulatedRegistry, type RegistrySpec } from '../../../../bench/sim/registry';
+import { runSheet } from '../../../../bench/sim/sheet';
+import { VirtualClock } from '../../../../bench/sim/virtualClock';
+import { RateController } from '../../../../nodes/shared/transport/rateControl';
+
+// The classes of limiters bench:sim found the controller slow on, one case each, on a virtual clock:
+// the real batch runner and controller against a simulated registry, in registry time.
+let clock: VirtualClock;
+beforeEach(() => {
+	clock = new VirtualClock({ invariant: () => expect(RateController.strandedAnywhere()).toBe(0) });
+	RateController.forgetAll();
+});
+
+const registry = (overrides: Partial<RegistrySpec>, seed = 1) =>
+	new SimulatedRegistry(
+		clock,
+		{
+			limiter: { family: 'token-bucket', ratePerSecond: 20, burst: 20 },
+			headers: 'none',
+			headersOn: 'always',
+			resetAs: 'seconds',
+			retryAfter: 'seconds',
+			nonsense: 'none',
+			latencyMs: 40,
+			jitterMs: 0,
+			faultShare: 0,
+			...overrides,
+		},
+		seededRandom(seed),
+	);
+const count = (rows: string[], kind: string) => rows.filter((row) => row === kind).length;
+
+describe('bench:sim classes (issue 20)', () => {
+	it('a bucket whose burst is below what measures a rate (no headers, Retry-After: 1) is paced, not asked 20 at once each second', async () => {
+		// 80/s, burst 1: each second 20 requests at once met one token; no pace was ever learned from
+		// one answer, so the sheet went at one row a second (bench:sim s243, 12.9x the floor).
+		const sim = registry({ limiter: { family: 'token-bucket', ratePerSecond: 80, burst: 1 } });
+		const startedAt = clock.now();
+		const sheet = await clock.run(runSheet(clock, sim.request, 800));
+		expect(count(sheet.rows, 'record')).toBe(800);
+		// The floor is 10 s; doubling from one a second meets 80/s within 7 s.
+		expect(clock.now() - startedAt).toBeLessThan(20_000);
+	});
+
+	it('a bucket of one a second, 20 rows, is not paced below what asking all at once each second gets', async () => {
+		// The same first wave (one admitted of 20) as at 80/s: the doubling's wave must not leave the pace
+		// below one a second, nor probe past it, each 429 costing its row a second (bench:sim s7).
+		const sim = registry({ limiter: { family: 'token-bucket', ratePerSecond: 1, burst: 1 } });
+		const startedAt = clock.now();
+		const sheet = await clock.run(runSheet(clock, sim.request, 20));
+		expect(count(sheet.rows, 'record')).toBe(20);
+		// The floor is 19 s (the first row at once, then one a second).
+		expect(clock.now() - startedAt).toBeLessThan(19_000 * 1.1);
+	});
+});
