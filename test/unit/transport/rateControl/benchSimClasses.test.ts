@@ -53,4 +53,20 @@ describe('bench:sim classes (issue 20)', () => {
 		// The floor is 19 s (the first row at once, then one a second).
 		expect(clock.now() - startedAt).toBeLessThan(19_000 * 1.1);
 	});
+
+	it('a bucket of one that tells its count on every answer (always 0 left) is not paced at the rate we happened to send', async () => {
+		// Every answer says 0 left: measured from how the count moves, the refill looked like exactly what
+		// was sent, and the pace stayed there (bench:sim s31, 100/s: one row a second, 423x the floor).
+		// A count never above 1 tells no budget to spend: the 429s teach the pace.
+		const sim = registry({
+			limiter: { family: 'token-bucket', ratePerSecond: 100, burst: 1 },
+			headers: 'ratelimit-draft',
+			retryAfter: 'zero',
+		});
+		const startedAt = clock.now();
+		const sheet = await clock.run(runSheet(clock, sim.request, 600));
+		expect(count(sheet.rows, 'record')).toBe(600);
+		// The floor is 6 s.
+		expect(clock.now() - startedAt).toBeLessThan(6_000 * 3);
+	});
 });

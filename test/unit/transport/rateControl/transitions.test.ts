@@ -96,9 +96,11 @@ const stories: Array<{ story: string; steps: Step[]; at: number; mode: Mode['kin
 		story: 'a 429 when the count is spent and a reset is told (a window is suspected)',
 		steps: [
 			send(1_000),
-			ok(1_000, 1_050, { remaining: 1, resetMs: 5_000 }),
+			ok(1_000, 1_050, { remaining: 2, resetMs: 5_000 }),
 			send(1_060),
-			refused(1_060, 1_110, { remaining: 0, resetMs: 4_000 }),
+			ok(1_060, 1_080, { remaining: 1, resetMs: 5_000 }),
+			send(1_090),
+			refused(1_090, 1_110, { remaining: 0, resetMs: 4_000 }),
 		],
 		at: 1_110,
 		mode: 'window',
