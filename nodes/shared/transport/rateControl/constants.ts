@@ -76,6 +76,11 @@ export const WAVE_CEILING_BELOW = 0.5;
 export const WAVE_DECREASE = 0.95;
 /** After a wave, a burst of credit at most a tenth of a second at the pace (rate / 10): the registry just refused one. */
 export const WAVE_BURST_PARTS_OF_SECOND = 10;
+/**
+ * A 429 saying 0 left with a reset further than this is a window's or a quota's, waited for whole: a
+ * bucket's next token is at most a second away, told in whole seconds (as Unix time, up to 2 s).
+ */
+export const TOLD_RESET_MIN_MS = 2_000;
 /** The first pause of a storm, doubling up to STORM_PAUSE_MAX_MS. */
 export const STORM_PAUSE_MS = 1_000;
 /** A window's refusal that tells no reset nor Retry-After: a second, the usual unit of a limit. */

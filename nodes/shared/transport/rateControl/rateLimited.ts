@@ -14,6 +14,7 @@ import {
 	STORM_PAUSE_MAX_MS,
 	STORM_PAUSE_MS,
 	STORM_WINDOW_MS,
+	TOLD_RESET_MIN_MS,
 	WAVE_BURST_PARTS_OF_SECOND,
 	WAVE_CEILING_ABOVE,
 	WAVE_CEILING_BELOW,
@@ -151,6 +152,27 @@ export function rateLimited(
 	}
 	pace.credit = 0;
 	pace.creditAt = now;
+	budgetToldSpent(state, now, report, actions);
+}
+
+/**
+ * A 429 that itself says 0 left and when the budget is back, further than TOLD_RESET_MIN_MS (a window's
+ * reset of seconds or minutes, not a bucket's next token): nobody sends before then, and who cannot
+ * wait that long fails now. Paced on, every request until then would meet a 429, wave after wave, and
+ * each wave would cut the pace the next window could be spent at.
+ */
+function budgetToldSpent(
+	state: ControlState,
+	now: number,
+	report: RequestReport,
+	actions: Action[],
+): void {
+	if (report.remaining !== 0 || report.resetMs === undefined) return;
+	if (report.resetMs <= TOLD_RESET_MIN_MS) return;
+	const resetAt = report.sentAt + report.resetMs;
+	if (resetAt <= state.pausedUntil) return;
+	state.quotaSpentUntil = Math.max(state.quotaSpentUntil, resetAt);
+	pause(state, now, actions, resetAt, 'quotaSpent');
 }
 
 /**

@@ -69,4 +69,28 @@ describe('bench:sim classes (issue 20)', () => {
 		// The floor is 6 s.
 		expect(clock.now() - startedAt).toBeLessThan(6_000 * 3);
 	});
+
+	it('a window whose 429 says 0 left and its reset 10 s ahead is waited for, not paced into wave after wave', async () => {
+		// 150 per 10 s, headers on 429s only, Retry-After a date in the past (says nothing): the pace
+		// learned from the first burst met 429 after 429 until the reset, each wave cutting the pace the
+		// next window was spent at (bench:sim s69, 5x the floor).
+		const sim = registry({
+			limiter: {
+				family: 'fixed-window',
+				ratePerSecond: 15,
+				burst: 150,
+				limit: 150,
+				windowMs: 10_000,
+			},
+			headers: 'x-ratelimit',
+			headersOn: '429-only',
+			retryAfter: 'past-date',
+		});
+		const startedAt = clock.now();
+		const sheet = await clock.run(runSheet(clock, sim.request, 450));
+		expect(count(sheet.rows, 'record')).toBe(450);
+		// The floor is 20 s: three windows' budgets, at 0, 10 and 20 s.
+		expect(clock.now() - startedAt).toBeLessThan(20_000 * 1.15);
+		expect(sim.counters.rateLimited / sim.counters.requests).toBeLessThan(0.05);
+	});
 });
