@@ -29,6 +29,8 @@ import {
 } from '../sandbox/server';
 import { REGISTRY_NODE, engineFor, lookupWorkflow } from '../harness/fixtures';
 import { PACKAGE } from '../harness/nodeTypes';
+import { matrixScenarios } from './sim/catalogue';
+import { runScenario } from './sim/simulate';
 import { watchBench } from './watch';
 
 const { values } = parseArgs({
@@ -506,8 +508,26 @@ const invalidRows = (scenario: Scenario) =>
 const uniqueLookups = (scenario: Scenario) =>
 	scenario.sheets.reduce((sum, sheet) => sum + uniqueValid(sheet).length, 0);
 
-function scenarioLine(scenario: Scenario, node: Figures, floor: Figures): string {
-	return `bench: scenario=${scenario.name} node_vs_floor=${(node.seconds / floor.seconds).toFixed(3)} rate_limited=${node.rateLimited} lost=${node.lost} failed=${node.failed} token_requests=${node.tokenRequests}`;
+/**
+ * The same scenario in bench:sim (bench/sim: the controller and batch runner on a virtual clock against
+ * a simulated registry), over as many distinct lookups as the real sheets hold: its node/floor beside
+ * the real one shows whether the simulation is honest (issue 20: within 0.03).
+ */
+async function simulatedVsFloor(scenario: Scenario): Promise<number | undefined> {
+	const simulated = matrixScenarios(Number(values.rows)).find(({ name }) => name === scenario.name);
+	if (simulated === undefined) return undefined;
+	const rows = uniqueValid(scenario.sheets[0]).length;
+	return (await runScenario({ ...simulated, rows }, 1)).vsFloor;
+}
+
+async function scenarioLine(scenario: Scenario, node: Figures, floor: Figures): Promise<string> {
+	const real = node.seconds / floor.seconds;
+	const sim = await simulatedVsFloor(scenario);
+	const beside =
+		sim === undefined
+			? 'sim_vs_floor=n/a'
+			: `sim_vs_floor=${sim.toFixed(3)} sim_minus_real=${(sim - real).toFixed(3)}`;
+	return `bench: scenario=${scenario.name} node_vs_floor=${real.toFixed(3)} ${beside} rate_limited=${node.rateLimited} lost=${node.lost} failed=${node.failed} token_requests=${node.tokenRequests}`;
 }
 
 async function main() {
@@ -525,7 +545,7 @@ async function main() {
 		const node = await nodeScenario(scenario);
 		const floor = await floorScenario(scenario);
 		table(`${scenario.title} (quick)`, [node, floor]);
-		console.log(scenarioLine(scenario, node, floor));
+		console.log(await scenarioLine(scenario, node, floor));
 		console.log(
 			`bench(quick): node_vs_floor=${(node.seconds / floor.seconds).toFixed(3)} lost=${node.lost} failed=${node.failed} token_requests=${node.tokenRequests} rss_mb=${node.peakRssMb}`,
 		);
@@ -547,7 +567,7 @@ async function main() {
 		console.log(
 			`429s: ${share.toFixed(2)}% of the node's ${node.requests} requests; failed rows ${node.failed} of which invalid ${invalidRows(scenario)}`,
 		);
-		lines.push(scenarioLine(scenario, node, floor));
+		lines.push(await scenarioLine(scenario, node, floor));
 		if (naive) first = { node, floor, naive, invalid: invalidRows(scenario) };
 	}
 

@@ -1,5 +1,6 @@
 import type { LimiterFamily, RateLimitSettings } from '../../sandbox/limiters';
 import { seededRandom } from './random';
+import { ARRIVAL_MS } from './registry';
 import type {
 	HeaderDialect,
 	HeadersOn,
@@ -142,9 +143,16 @@ export function describe(scenario: Scenario): string {
 }
 
 /**
- * The fastest any client could finish: every request admitted at the limit's own schedule (a bucket's
- * burst then its rate; a window's budget at each window start, from where the run starts within it),
- * and no faster than the concurrency allows, plus one round trip. Undefined for a spent quota.
+ * The fastest any client could finish: the ideal schedule, every request sent the moment both the
+ * limit (a bucket's burst then its rate; a window's budget at each window start; a sliding log's oldest
+ * admission leaving) and the concurrency allow, knowing the limit from the start. Undefined for a
+ * spent quota.
+ *
+ * Two things no client can avoid count in it (bench:sim before issue 20's fixes left them out, and
+ * called scenarios slow that were at their floor): a round trip is the registry's mean one (arrival,
+ * latency and half the jitter, as registry.ts answers), not its shortest; and without a stored token
+ * each process's first request goes alone (the token exchange it carries must end before the others
+ * may use the token).
  */
 export function floorMs(
 	scenario: Scenario,
@@ -152,21 +160,68 @@ export function floorMs(
 	maxConcurrency: number,
 ): number | undefined {
 	if (scenario.spentQuota) return undefined;
-	const { limiter, latencyMs } = scenario.registry;
+	const { limiter, latencyMs, jitterMs } = scenario.registry;
 	const total = scenario.rows * scenario.processes * scenario.executions;
-	let lastAdmission: number;
-	if (limiter.family === 'token-bucket' || limiter.family === undefined) {
-		lastAdmission =
-			total <= limiter.burst ? 0 : ((total - limiter.burst) * 1000) / limiter.ratePerSecond;
-	} else {
-		const windowMs = limiter.windowMs ?? 1000;
-		const windows = Math.ceil(total / (limiter.limit ?? limiter.ratePerSecond)) - 1;
-		const offset = limiter.family === 'fixed-window' ? startedAt % windowMs : 0;
-		lastAdmission = windows === 0 ? 0 : windows * windowMs - offset;
-	}
+	const roundTripMs = ARRIVAL_MS + latencyMs + jitterMs / 2;
 	const concurrency = maxConcurrency * scenario.processes * scenario.executions;
-	const byConcurrency = (Math.ceil(total / concurrency) - 1) * latencyMs;
-	return Math.max(lastAdmission, byConcurrency) + latencyMs;
+	const admit = idealAdmission(limiter, startedAt);
+	// When each request is admitted (ms from the start), in order: slot i is free once request
+	// i - concurrency is answered.
+	const admittedAt: number[] = [];
+	let finish = 0;
+	for (let index = 0; index < total; index++) {
+		let sendAt =
+			index >= concurrency ? admittedAt[index - concurrency] - ARRIVAL_MS + roundTripMs : 0;
+		if (scenario.noToken && index >= scenario.processes) sendAt = Math.max(sendAt, roundTripMs);
+		const at = admit(sendAt + ARRIVAL_MS);
+		admittedAt.push(at);
+		finish = Math.max(finish, at - ARRIVAL_MS + roundTripMs);
+	}
+	return finish;
+}
+
+/** The limit as an ideal client meets it: the earliest admission at or after `at` (ms from the start), taken. */
+function idealAdmission(limiter: RateLimitSettings, startedAt: number): (at: number) => number {
+	if (limiter.family === 'token-bucket' || limiter.family === undefined) {
+		let tokens = limiter.burst;
+		let tokensAt = 0;
+		return (at) => {
+			const from = Math.max(at, tokensAt);
+			tokens = Math.min(limiter.burst, tokens + ((from - tokensAt) * limiter.ratePerSecond) / 1000);
+			const wait = tokens >= 1 ? 0 : ((1 - tokens) * 1000) / limiter.ratePerSecond;
+			tokensAt = from + wait;
+			tokens = Math.max(0, tokens + (wait * limiter.ratePerSecond) / 1000 - 1);
+			return tokensAt;
+		};
+	}
+	const windowMs = limiter.windowMs ?? 1000;
+	const limit = limiter.limit ?? limiter.ratePerSecond;
+	if (limiter.family === 'fixed-window') {
+		// Windows start at multiples of their length (sandbox/limiters.ts), from wherever the run starts.
+		let windowStart = Number.NEGATIVE_INFINITY;
+		let used = 0;
+		return (at) => {
+			let start = Math.max(
+				windowStart,
+				Math.floor((startedAt + at) / windowMs) * windowMs - startedAt,
+			);
+			if (start === windowStart && used >= limit) start += windowMs;
+			if (start !== windowStart) {
+				windowStart = start;
+				used = 0;
+			}
+			used += 1;
+			return Math.max(at, start);
+		};
+	}
+	const log: number[] = [];
+	return (at) => {
+		const from = Math.max(at, log.at(-1) ?? 0);
+		const admitted =
+			log.length >= limit ? Math.max(from, log[log.length - limit] + windowMs) : from;
+		log.push(admitted);
+		return admitted;
+	};
 }
 
 /**

@@ -61,7 +61,7 @@ export interface RegistryCounters {
 }
 
 /** Loopback: a request reaches the registry, and a refusal comes back, within a millisecond. */
-const ARRIVAL_MS = 0.5;
+export const ARRIVAL_MS = 0.5;
 
 const RECORD = { isRegistered: false, officialName: 'N/A', status: 'N/A', registrationDate: 'N/A' };
 
@@ -159,9 +159,7 @@ export class SimulatedRegistry {
 		const now = this.clock.now();
 		let remaining = decision.remaining;
 		let reset: number | string =
-			spec.resetAs === 'unix'
-				? Math.ceil(now / 1000) + decision.resetSeconds
-				: decision.resetSeconds;
+			spec.resetAs === 'unix' ? this.unixReset(now, decision.resetSeconds) : decision.resetSeconds;
 		if (spec.nonsense === 'remaining-0') remaining = 0;
 		if (spec.nonsense === 'remaining-1') remaining = 1;
 		if (spec.nonsense === 'remaining-negative') remaining = -5;
@@ -185,7 +183,7 @@ export class SimulatedRegistry {
 				const windowS = Math.max(1, Math.round((spec.limiter.windowMs ?? 1000) / 1000));
 				const t =
 					typeof reset === 'number' && spec.resetAs === 'unix'
-						? reset - Math.ceil(now / 1000)
+						? reset - this.unixReset(now, 0)
 						: reset;
 				return {
 					'ratelimit-policy': repeat(`"default";q=${decision.limit};w=${windowS}`),
@@ -193,6 +191,20 @@ export class SimulatedRegistry {
 				};
 			}
 		}
+	}
+
+	/**
+	 * X-RateLimit-Reset as Unix time, `seconds` (what the seconds form says) ahead. A fixed window's end
+	 * is a whole second (windows start at multiples of their length), and the registry says that second:
+	 * counting the seconds form, itself rounded up, from the next whole second would name a second later
+	 * (a 1 s window's reset told as 2 s ahead: a client that believes it loses every other window).
+	 */
+	private unixReset(now: number, seconds: number): number {
+		const second = now / 1000;
+		return (
+			(this.spec.limiter.family === 'fixed-window' ? Math.floor(second) : Math.ceil(second)) +
+			seconds
+		);
 	}
 
 	/** The long quota's headers, on every answer: its Remaining counts down, its Reset is far ahead. */

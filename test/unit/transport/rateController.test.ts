@@ -180,7 +180,9 @@ describe('rate controller', () => {
 
 	/** A window of 3 requests, known: spent, and waiting for its reset in 0.3 s. */
 	async function knownWindow(tenant: Tenant): Promise<void> {
-		await answer(tenant, { status: 200, remaining: 0, resetMs: 300 });
+		// A count that rose above 1: a count never above 1 tells nothing (count.ts, budgetLeft).
+		for (const remaining of [2, 1, 0])
+			await answer(tenant, { status: 200, remaining, resetMs: 300 });
 		await answer(tenant, { status: 429, resetMs: 300 });
 		await answer(tenant, { status: 429, resetMs: 300 });
 		// The reset: one request alone learns the budget (3 with itself), and it is spent.

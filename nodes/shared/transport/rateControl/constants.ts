@@ -39,6 +39,12 @@ export const CATCH_UP_MS = 50;
 export const RECOVERY_PER_ANSWER = 0.05;
 /** Before any congestion event while paced the first estimate may be low: find the limit quickly. */
 export const SEARCH_GROWTH_PER_SECOND = 0.25;
+/**
+ * A pace that is only a floor (a first wave admitted too few to measure a rate, a bucket of small burst)
+ * doubles each second, as TCP's slow start: from 1/s it meets a limit of 500/s within 9 s, and the wave
+ * it ends in measures the limit.
+ */
+export const LOWER_BOUND_GROWTH_PER_SECOND = 1;
 /** Beyond the last event's rate: slow enough that the 429 wave it ends in is rare, fast enough to find a limit that rose. */
 export const PROBE_GROWTH_PER_SECOND = 0.02;
 /** With less work left than this many seconds at the pace, the pace stops probing beyond the last event's rate. */
@@ -70,6 +76,11 @@ export const WAVE_CEILING_BELOW = 0.5;
 export const WAVE_DECREASE = 0.95;
 /** After a wave, a burst of credit at most a tenth of a second at the pace (rate / 10): the registry just refused one. */
 export const WAVE_BURST_PARTS_OF_SECOND = 10;
+/**
+ * A 429 saying 0 left with a reset further than this is a window's or a quota's, waited for whole: a
+ * bucket's next token is at most a second away, told in whole seconds (as Unix time, up to 2 s).
+ */
+export const TOLD_RESET_MIN_MS = 2_000;
 /** The first pause of a storm, doubling up to STORM_PAUSE_MAX_MS. */
 export const STORM_PAUSE_MS = 1_000;
 /** A window's refusal that tells no reset nor Retry-After: a second, the usual unit of a limit. */

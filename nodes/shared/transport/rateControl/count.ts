@@ -61,10 +61,14 @@ export function remainingIsFresh(count: CountState, now: number): boolean {
 
 /**
  * What the count says is left for requests not yet counted; undefined where it said nothing lately, or
- * where it turned out to describe another quota, or nothing at all.
+ * where it turned out to describe another quota, or nothing at all, or where it never rose above 1: a
+ * bucket of one says 0 left after every admission however fast it refills (its refill, measured from
+ * how the count moves, is only the rate we sent at), and a constant 0 or 1 looks the same; the 429s
+ * teach the pace instead.
  */
 export function budgetLeft(count: CountState, now: number): number | undefined {
-	if (!remainingIsFresh(count, now) || count.isQuota || count.refuted) return undefined;
+	if (!remainingIsFresh(count, now) || count.isQuota || count.refuted || count.peak <= 1)
+		return undefined;
 	return count.remaining! - count.startedSinceRemaining;
 }
 

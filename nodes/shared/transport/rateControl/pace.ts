@@ -1,6 +1,7 @@
 import {
 	CATCH_UP_MS,
 	END_OF_WORK_S,
+	LOWER_BOUND_GROWTH_PER_SECOND,
 	PROBE_GROWTH_PER_SECOND,
 	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
@@ -16,6 +17,16 @@ export interface PaceState {
 	rate: number | undefined;
 	/** The rate to climb back to after the last wave (what the registry took then). */
 	ceiling: number | undefined;
+	/**
+	 * Where the rate is only a floor (a first wave admitted too few to measure one), that floor: the
+	 * pace doubles each second from it until a wave. Undefined once a rate was measured.
+	 */
+	lowerBound: number | undefined;
+	/**
+	 * What a first wave that admitted too few to measure a rate showed the registry gives, a little
+	 * less: no later wave paces below it (it would be slower than asking everybody at once each pause).
+	 */
+	floorRate: number;
 	credit: number;
 	creditCap: number;
 	/** When `credit` was reckoned; may lie ahead (credit begins at a pause's end). */
@@ -25,6 +36,8 @@ export interface PaceState {
 export const unknownPace = (): PaceState => ({
 	rate: undefined,
 	ceiling: undefined,
+	lowerBound: undefined,
+	floorRate: 0,
 	credit: 0,
 	creditCap: 1,
 	creditAt: 0,
@@ -80,7 +93,17 @@ export function climb(pace: PaceState, workLeft: number): void {
 	// Near the end of the work a higher limit would gain nothing, and a 429 would cost its request a
 	// whole Retry-After with nothing else left to send meanwhile: the pace stops probing.
 	if (workLeft < pace.rate * END_OF_WORK_S) return;
+	// A registry that admitted too few at once to measure (a burst of a handful) refuses at once any
+	// pace beyond its rate, and each refusal costs its row a whole Retry-After: past the last wave's
+	// rate, no probing.
+	if (pace.floorRate > 0 && pace.ceiling !== undefined) return;
+
 	// Beyond the last event's rate, probe slowly: a limit that rose is found again.
-	const growth = pace.ceiling === undefined ? SEARCH_GROWTH_PER_SECOND : PROBE_GROWTH_PER_SECOND;
+	const growth =
+		pace.ceiling !== undefined
+			? PROBE_GROWTH_PER_SECOND
+			: pace.lowerBound !== undefined
+				? LOWER_BOUND_GROWTH_PER_SECOND
+				: SEARCH_GROWTH_PER_SECOND;
 	pace.rate *= Math.pow(1 + growth, 1 / pace.rate);
 }

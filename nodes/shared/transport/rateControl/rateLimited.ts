@@ -14,6 +14,7 @@ import {
 	STORM_PAUSE_MAX_MS,
 	STORM_PAUSE_MS,
 	STORM_WINDOW_MS,
+	TOLD_RESET_MIN_MS,
 	WAVE_BURST_PARTS_OF_SECOND,
 	WAVE_CEILING_ABOVE,
 	WAVE_CEILING_BELOW,
@@ -91,6 +92,14 @@ export function rateLimited(
 		if (answered >= MIN_ANSWERS_FOR_RATE) {
 			pace.rate = (answered * 1000) / (early ? pauseMs : activeMs + pauseMs);
 			pace.creditCap = Math.max(1, Math.min(answered, answered - (pace.rate * activeMs) / 1000));
+		} else if (answered > 0) {
+			// A burst of fewer: the rate is unknown, but about this (sent since the last pause ended, over
+			// that time and the pause to come); paced from it, searching upwards.
+			const sendingMs = now - Math.max(since, state.pausedUntil);
+			pace.rate = (answered * 1000) / (Math.max(0, sendingMs) + pauseMs);
+			pace.creditCap = 1;
+			pace.lowerBound = pace.rate;
+			pace.floorRate = WAVE_DECREASE * pace.rate;
 		}
 		if (early) {
 			const pauseEnd = Math.max(now + MIN_WAIT_MS, since + pauseMs);
@@ -122,7 +131,14 @@ export function rateLimited(
 			WAVE_CEILING_ABOVE * pace.rate,
 			Math.max(WAVE_CEILING_BELOW * pace.rate, admitted),
 		);
-		pace.rate = Math.max(MIN_RATE, Math.min(WAVE_DECREASE * pace.rate, pace.ceiling));
+		pace.lowerBound = undefined;
+		// Never below what the registry gave per pause at the first wave (asking all at once gets that).
+		pace.ceiling = Math.max(pace.ceiling, pace.floorRate);
+		pace.rate = Math.max(
+			MIN_RATE,
+			pace.floorRate,
+			Math.min(WAVE_DECREASE * pace.rate, pace.ceiling),
+		);
 		pace.creditCap = Math.max(1, Math.min(pace.creditCap, pace.rate / WAVE_BURST_PARTS_OF_SECOND));
 		if (state.recentEvents.length >= STORM_EVENTS) {
 			const pauseMs = pauseFor(
@@ -136,6 +152,27 @@ export function rateLimited(
 	}
 	pace.credit = 0;
 	pace.creditAt = now;
+	budgetToldSpent(state, now, report, actions);
+}
+
+/**
+ * A 429 that itself says 0 left and when the budget is back, further than TOLD_RESET_MIN_MS (a window's
+ * reset of seconds or minutes, not a bucket's next token): nobody sends before then, and who cannot
+ * wait that long fails now. Paced on, every request until then would meet a 429, wave after wave, and
+ * each wave would cut the pace the next window could be spent at.
+ */
+function budgetToldSpent(
+	state: ControlState,
+	now: number,
+	report: RequestReport,
+	actions: Action[],
+): void {
+	if (report.remaining !== 0 || report.resetMs === undefined) return;
+	if (report.resetMs <= TOLD_RESET_MIN_MS) return;
+	const resetAt = report.sentAt + report.resetMs;
+	if (resetAt <= state.pausedUntil) return;
+	state.quotaSpentUntil = Math.max(state.quotaSpentUntil, resetAt);
+	pause(state, now, actions, resetAt, 'quotaSpent');
 }
 
 /**

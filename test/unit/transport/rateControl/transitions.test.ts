@@ -96,9 +96,11 @@ const stories: Array<{ story: string; steps: Step[]; at: number; mode: Mode['kin
 		story: 'a 429 when the count is spent and a reset is told (a window is suspected)',
 		steps: [
 			send(1_000),
-			ok(1_000, 1_050, { remaining: 1, resetMs: 5_000 }),
+			ok(1_000, 1_050, { remaining: 2, resetMs: 5_000 }),
 			send(1_060),
-			refused(1_060, 1_110, { remaining: 0, resetMs: 4_000 }),
+			ok(1_060, 1_080, { remaining: 1, resetMs: 5_000 }),
+			send(1_090),
+			refused(1_090, 1_110, { remaining: 0, resetMs: 4_000 }),
 		],
 		at: 1_110,
 		mode: 'window',
@@ -113,8 +115,10 @@ const stories: Array<{ story: string; steps: Step[]; at: number; mode: Mode['kin
 			refused(1_060, 1_110, { remaining: 4_989, resetMs: 3_000_000, retryAfterMs: 1_000 }),
 		],
 		at: 1_110,
-		// A second from when requests began to go together (the first went alone): not 50 minutes.
-		mode: { kind: 'paused', until: 2_060, limit: { kind: 'unknown' } },
+		// A second from when requests began to go together (the first went alone): not 50 minutes. One
+		// answer measures no rate, but paces from the floor it shows: one over the 50 ms of sending and the
+		// pause (bench:sim's small bursts).
+		mode: { kind: 'paused', until: 2_060, limit: { kind: 'paced', rate: 1_000 / (50 + 1_000) } },
 	},
 	{
 		story: 'a constant count of 0 while requests it held back are admitted (refuted)',

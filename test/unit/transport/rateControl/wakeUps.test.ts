@@ -34,7 +34,7 @@ describe('rate controller wake-ups, while time moves as the controller runs', ()
 			tenant.release({ sentAt: permit.sentAt, ...report });
 		};
 		// A window of 3, known: spent, and then the reset's lone request learns its budget.
-		await answer({ status: 200, remaining: 0, resetMs: 300 });
+		for (const remaining of [2, 1, 0]) await answer({ status: 200, remaining, resetMs: 300 });
 		await answer({ status: 429, resetMs: 300 });
 		await answer({ status: 429, resetMs: 300 });
 		for (const remaining of [2, 1, 0]) await answer({ status: 200, remaining, resetMs: 300 });
