@@ -6,6 +6,7 @@
 //   npm run test:loaded -- --runs 2 -- test/integration/faults.test.ts   extra arguments go to jest
 // The last line: loaded: runs=N passed=N failed=N median_s=N max_s=N
 import { spawn, type ChildProcess } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 
 const BUSY_PROCESSES = 2;
 /** CPU-bound; it also ends when this script dies without cleaning up (its parent changes). */
@@ -64,6 +65,11 @@ async function main(): Promise<void> {
 		});
 	const seconds: number[] = [];
 	let passed = 0;
+	const load = () =>
+		loadavg()
+			.map((value) => value.toFixed(2))
+			.join(' ');
+	console.log(`loaded: ${cpus().length} cores, load average ${load()} before the busy processes`);
 	try {
 		for (let index = 0; index < BUSY_PROCESSES; index++)
 			busy.push(spawn(process.execPath, ['-e', BUSY_LOOP], { stdio: 'ignore' }));
@@ -84,6 +90,7 @@ async function main(): Promise<void> {
 			}
 		}
 	} finally {
+		console.log(`loaded: load average ${load()} at the end`);
 		stopAll();
 	}
 	console.log(
