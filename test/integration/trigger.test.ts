@@ -148,12 +148,14 @@ describe('Company Registry Trigger › a company whose checks fail', () => {
 	);
 	const FAILING = LIST[failingAt];
 	const OTHER = LIST[otherAt];
-	const options = { timeout: 1, maxAttempts: 1 };
+	// A 3 s Request Timeout against a 10 s slow answer: on a loaded machine a healthy answer can take over
+	// 1 s (a 1 s timeout failed every company of a poll there), and a slow one is still never in time.
+	const options = { timeout: 3, maxAttempts: 1 };
 	const poll = async () => (await engine.poll(triggerWorkflow(LIST, options), TRIGGER))?.[0] ?? [];
 	const events = (items: INodeExecutionData[]) =>
 		items.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId]);
 	beforeEach(async () => {
-		sandbox = await startSandbox({ port: 0, faults: { slowMs: 1500 } });
+		sandbox = await startSandbox({ port: 0, faults: { slowMs: 10_000 } });
 		engine = engineFor(sandbox);
 		// The watch's time is the test's: a day passes between two polls.
 		engine.nodeTypes.useClock({ now: () => clock, sleep: realClock.sleep });

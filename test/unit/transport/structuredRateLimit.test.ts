@@ -71,10 +71,11 @@ describe('a registry that speaks only the IETF structured rate-limit fields', ()
 
 describe('every dialect is one reading', () => {
 	it('over drawn limiters (nonsense included), a registry telling the same figures in X-RateLimit-*, the older RateLimit-* or the structured fields gets the same run', async () => {
+		// At most 260 lookups a scenario: 19 of seed 7's 60, every kind of nonsense among them.
 		const drawn = drawScenarios(7, 60).filter(
 			(scenario) =>
 				scenario.registry.headers !== 'none' &&
-				scenario.rows * scenario.processes * scenario.executions <= 400,
+				scenario.rows * scenario.processes * scenario.executions <= 260,
 		);
 		expect(drawn.length).toBeGreaterThanOrEqual(10);
 		for (const scenario of drawn) {
