@@ -2,9 +2,10 @@
 // limited to 100 requests/s with bursts of 100 (50 ms latency with jitter), once with X-RateLimit-* on
 // every answer (family 1) and once with rate-limit headers only on 429s (family 2). Prints the node's
 // own execution time beside the floor; both must stay within 1.10x.
-import { DEMO_CLIENT, startSandbox, type RateLimitHeaders } from '../../sandbox/server';
-import { makeSheet, uniqueValid } from '../../sandbox/sheets';
+import { DEMO_CLIENT, startSandbox, type RateLimitHeaders } from '../../../sandbox/server';
+import { makeSheet, uniqueValid } from '../../../sandbox/sheets';
 import { executeWorkflow, importCredential, importWorkflow, type Checklist } from '../lib/realN8n';
+import { lookUp, manualTrigger, sheet, workflow, type WorkflowFile } from '../lib/workflows';
 
 const ROWS = 2000;
 const LIMIT = { ratePerSecond: 100, burst: 100 };
@@ -13,51 +14,12 @@ const LATENCY_MS = 50;
 const MAX_VS_FLOOR = 1.1;
 
 /** Manual Trigger → a Code node that emits the sheet → Company Registry (errors to the error output). */
-function sheetWorkflow(credentialId: string): Record<string, unknown> {
-	const sheet = makeSheet(ROWS);
-	return {
-		name: `Scale: ${ROWS} rows (${credentialId})`,
-		nodes: [
-			{
-				parameters: {},
-				id: 'a1',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-			},
-			{
-				parameters: { jsCode: `return ${JSON.stringify(sheet)}.map((json) => ({ json }));` },
-				id: 'a2',
-				name: 'Sheet',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-			},
-			{
-				parameters: {
-					resource: 'company',
-					operation: 'lookUp',
-					country: '={{ $json.country }}',
-					companyId: '={{ $json.companyId }}',
-					state: '={{ $json.state }}',
-					options: {},
-				},
-				id: 'a3',
-				name: 'Company Registry',
-				type: 'n8n-nodes-company-registry.companyRegistry',
-				typeVersion: 1,
-				position: [440, 0],
-				onError: 'continueErrorOutput',
-				credentials: { companyRegistryApi: { id: credentialId, name: credentialId } },
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Sheet', type: 'main', index: 0 }]] },
-			Sheet: { main: [[{ node: 'Company Registry', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-	};
+function sheetWorkflow(credentialId: string): WorkflowFile {
+	return workflow(`Scale: ${ROWS} rows (${credentialId})`, [
+		manualTrigger(),
+		sheet(makeSheet(ROWS)),
+		lookUp({ id: credentialId, name: credentialId }),
+	]);
 }
 
 /**

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 /** The n8n the checks run on: 2.41.1, or N8N_VERSION=2.34.0 for the oldest supported (README). */
 export const N8N_VERSION = process.env.N8N_VERSION ?? '2.41.1';
 export const PACKAGE_NAME = 'n8n-nodes-company-registry';
-export const root = resolve(__dirname, '..', '..');
+export const root = resolve(__dirname, '..', '..', '..');
 /** The folder `npm pack` and `npm run build` run in: the folder holding the package's package.json. */
 export const packageRoot = root;
 export const cache =
@@ -248,14 +248,15 @@ export function outputsOf(run: ExecutionOutput, node: string) {
 /** Imports a workflow file (relative to the repository, or an object) under the given id. */
 export async function importWorkflow(
 	userFolder: string,
-	workflow: string | Record<string, unknown>,
+	workflow: string | object,
 	id: string,
 	extraEnv: Record<string, string> = {},
 ): Promise<void> {
-	const data =
+	const data = (
 		typeof workflow === 'string'
 			? JSON.parse(readFileSync(join(root, workflow), 'utf8'))
-			: structuredClone(workflow);
+			: structuredClone(workflow)
+	) as Record<string, unknown>;
 	data.id = id;
 	const path = join(userFolder, `${id}.json`);
 	writeFileSync(path, JSON.stringify(data));
