@@ -9,7 +9,7 @@ import { DEMO_CLIENT, startSandbox } from '../../../sandbox/server';
 import {
 	importCredential,
 	importWorkflow,
-	n8nCli,
+	n8nExecute,
 	type Checklist,
 	type ExecutionOutput,
 } from '../lib/realN8n';
@@ -51,7 +51,7 @@ async function executeCountingTries(
 	nodeName: string,
 ): Promise<{ run: ExecutionOutput; tries: number }> {
 	const logFile = join(userFolder, `${workflowId}.log`);
-	await n8nCli(userFolder, ['execute', `--id=${workflowId}`, '--rawOutput'], {
+	await n8nExecute(userFolder, workflowId, {
 		N8N_LOG_LEVEL: 'debug',
 		N8N_LOG_OUTPUT: 'file',
 		N8N_LOG_FILE_LOCATION: logFile,
