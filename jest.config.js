@@ -3,6 +3,8 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
+	// The end-to-end checks run a real n8n (npm run test:n8n, test:queue), never under jest.
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
 	transform: {
 		// Type checking is `npm run typecheck`'s job; here ts-jest only transpiles, which keeps runs fast.
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],

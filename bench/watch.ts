@@ -31,7 +31,7 @@ import {
 } from '../nodes/shared/watch/processedItemsMemory';
 import type { StoredCompany } from '../sandbox/registry';
 import { startSandbox } from '../sandbox/server';
-import { n8nDir } from '../scripts/lib/realN8n';
+import { n8nDir } from '../test/e2e/lib/realN8n';
 
 const SIZES = [1_000, 10_000, 100_000];
 const ENGINE_SIZES = [1_000, 10_000];

@@ -37,7 +37,7 @@ import {
 	Processes,
 	root,
 	startN8n,
-} from './lib/realN8n';
+} from '../test/e2e/lib/realN8n';
 
 const { values } = parseArgs({ options: { fresh: { type: 'boolean', default: false } } });
 

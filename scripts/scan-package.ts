@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Checklist, packageRoot, root, run } from './lib/realN8n';
+import { Checklist, packageRoot, root, run } from '../test/e2e/lib/realN8n';
 
 interface Manifest {
 	name: string;

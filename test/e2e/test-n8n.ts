@@ -8,19 +8,20 @@
 //      `n8n execute`, and checks their outputs;
 //   4. starts `n8n start`, creates the owner over the REST API, checks /types/nodes.json, opens the
 //      editor in headless Chromium on a workflow with the node's panel open, and saves a screenshot;
-//      in that n8n, meets oversized answers (scripts/n8n/oversized.ts, issue 21), runs the Company
-//      Registry Trigger with a failing company (scripts/n8n/trigger.ts, issue 26), one lookup's latency
-//      beside the HTTP Request node (scripts/n8n/latency.ts, issue 20), and the journeys;
-//   5. runs `npm run dev` and uses the editor it prints (scripts/n8n/dev.ts, issue 23);
+//      in that n8n, meets oversized answers (n8n/oversized.ts, issue 21), runs the Company
+//      Registry Trigger with a failing company (n8n/trigger.ts, issue 26), one lookup's latency
+//      beside the HTTP Request node (n8n/latency.ts, issue 20), and the journeys;
+//   5. runs `npm run dev` and uses the editor it prints (n8n/dev.ts, issue 23);
 //   6. stops every process it started, by its own process id.
 // TEST_N8N_ONLY=retry-on-fail (or scale, oversized, trigger, latency, dev; several joined by commas)
 // runs steps 1 and 2 and those checks alone.
-// Each group of checks lives in scripts/n8n/; scripts/lib/ holds what they and test:queue share.
+// Each group of checks lives in n8n/ beside this file; lib/ holds what they and test:queue share,
+// lib/workflows.ts the node builders of the workflows they create.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { DEMO_CLIENT, startSandbox, type Sandbox } from '../sandbox/server';
+import { DEMO_CLIENT, startSandbox, type Sandbox } from '../../sandbox/server';
 import { Browser } from './lib/browser';
 import { checkDev } from './n8n/dev';
 import { checkJourneys } from './n8n/journeys';

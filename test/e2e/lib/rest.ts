@@ -3,21 +3,9 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-import { DEMO_CLIENT } from '../../sandbox/server';
+import { DEMO_CLIENT } from '../../../sandbox/server';
 import { n8nDir, type ExecutionOutput, type RunningN8n } from './realN8n';
-
-export interface WorkflowFile {
-	name: string;
-	nodes: Array<{
-		name: string;
-		type: string;
-		parameters: Record<string, unknown>;
-		credentials?: Record<string, { id: string; name: string }>;
-		[setting: string]: unknown;
-	}>;
-	connections: Record<string, unknown>;
-	settings: Record<string, unknown>;
-}
+import type { WorkflowFile } from './workflows';
 
 export interface ExecutionSummary {
 	id: string;

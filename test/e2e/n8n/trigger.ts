@@ -10,10 +10,17 @@
 // data, where the trigger keeps its memory. So each poll here is one publish, deactivated in between,
 // with the schedule set to once a year so that no scheduled poll interferes: n8n's own poll path and
 // memory, seconds instead of minutes.
-import { loadCompanies } from '../../sandbox/registry';
-import { startSandbox, type CompanyFault } from '../../sandbox/server';
+import { loadCompanies } from '../../../sandbox/registry';
+import { startSandbox, type CompanyFault } from '../../../sandbox/server';
 import { waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
-import { Rest, type WorkflowFile } from '../lib/rest';
+import { Rest } from '../lib/rest';
+import {
+	noOp,
+	registryTrigger,
+	workflow,
+	type CredentialRef,
+	type WorkflowFile,
+} from '../lib/workflows';
 
 const TRIGGER = 'Company Registry Trigger';
 /** How long after a publish a poll's execution must have appeared (it starts before publish returns). */
@@ -21,39 +28,16 @@ const EXECUTION_SETTLE_MS = 3000;
 
 type Company = { country: string; companyId: string; state?: string };
 
-function triggerWorkflow(
-	companies: Company[],
-	credential: { id: string; name: string },
-): WorkflowFile {
-	return {
-		name: 'Company Registry Trigger: 20 companies, one failing',
-		nodes: [
-			{
-				parameters: {
-					pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 1 1 *' }] },
-					companies: { company: companies.map((company) => ({ state: '', ...company })) },
-					// One try, 2 s: a failing company costs a poll little time.
-					options: { maxAttempts: 1, timeout: 2 },
-				},
-				id: 't1',
-				name: TRIGGER,
-				type: 'n8n-nodes-company-registry.companyRegistryTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				credentials: { companyRegistryApi: credential },
-			},
-			{
-				parameters: {},
-				id: 't2',
-				name: 'Changes',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [240, 0],
-			},
-		],
-		connections: { [TRIGGER]: { main: [[{ node: 'Changes', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	};
+function triggerWorkflow(companies: Company[], credential: CredentialRef): WorkflowFile {
+	return workflow('Company Registry Trigger: 20 companies, one failing', [
+		registryTrigger(credential, {
+			pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 1 1 *' }] },
+			companies: { company: companies.map((company) => ({ state: '', ...company })) },
+			// One try, 2 s: a failing company costs a poll little time.
+			options: { maxAttempts: 1, timeout: 2 },
+		}),
+		noOp('Changes', 240),
+	]);
 }
 
 export async function checkTrigger(n8n: RunningN8n, checklist: Checklist): Promise<void> {

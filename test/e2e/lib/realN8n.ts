@@ -8,10 +8,10 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
-/** The n8n the checks run on: 2.41.1, or N8N_VERSION=2.34.0 for the oldest supported (README). */
+/** The n8n the checks run on: 2.41.1, or N8N_VERSION=2.35.3 for the oldest supported (README). */
 export const N8N_VERSION = process.env.N8N_VERSION ?? '2.41.1';
 export const PACKAGE_NAME = 'n8n-nodes-company-registry';
-export const root = resolve(__dirname, '..', '..');
+export const root = resolve(__dirname, '..', '..', '..');
 /** The folder `npm pack` and `npm run build` run in: the folder holding the package's package.json. */
 export const packageRoot = root;
 export const cache =
@@ -221,6 +221,29 @@ export interface ExecutionOutput {
 }
 
 /**
+ * `n8n execute --id=<workflow> --rawOutput`; returns what it printed. n8n 2.35's CLI died on SIGSEGV
+ * while exiting, after printing the whole run, in two of three full test:n8n runs (2.35.0, 2.35.3; the
+ * sample sheet's second execution), never on 2.41.1: such a run is judged by what it printed, and the
+ * crash is logged.
+ */
+export async function n8nExecute(
+	userFolder: string,
+	workflowId: string,
+	extraEnv: Record<string, string> = {},
+): Promise<string> {
+	try {
+		return await n8nCli(userFolder, ['execute', `--id=${workflowId}`, '--rawOutput'], extraEnv);
+	} catch (error) {
+		const { signal, stdout } = error as { signal?: string; stdout?: string };
+		if (signal !== 'SIGSEGV' || !stdout?.split('\n').includes('}')) throw error;
+		console.log(
+			`[n8n ${N8N_VERSION}] n8n execute of ${workflowId} exited on SIGSEGV after its run`,
+		);
+		return stdout;
+	}
+}
+
+/**
  * `n8n execute --rawOutput` prints log lines, then the run as pretty-printed JSON (from the first line
  * that is `{` to the first line that is `}`), and sometimes log lines after it.
  */
@@ -229,12 +252,7 @@ export async function executeWorkflow(
 	workflowId: string,
 	extraEnv: Record<string, string> = {},
 ): Promise<ExecutionOutput> {
-	const output = await n8nCli(
-		userFolder,
-		['execute', `--id=${workflowId}`, '--rawOutput'],
-		extraEnv,
-	);
-	const lines = output.split('\n');
+	const lines = (await n8nExecute(userFolder, workflowId, extraEnv)).split('\n');
 	const start = lines.indexOf('{');
 	const end = lines.indexOf('}', start);
 	return JSON.parse(lines.slice(start, end + 1).join('\n')) as ExecutionOutput;
@@ -248,14 +266,15 @@ export function outputsOf(run: ExecutionOutput, node: string) {
 /** Imports a workflow file (relative to the repository, or an object) under the given id. */
 export async function importWorkflow(
 	userFolder: string,
-	workflow: string | Record<string, unknown>,
+	workflow: string | object,
 	id: string,
 	extraEnv: Record<string, string> = {},
 ): Promise<void> {
-	const data =
+	const data = (
 		typeof workflow === 'string'
 			? JSON.parse(readFileSync(join(root, workflow), 'utf8'))
-			: structuredClone(workflow);
+			: structuredClone(workflow)
+	) as Record<string, unknown>;
 	data.id = id;
 	const path = join(userFolder, `${id}.json`);
 	writeFileSync(path, JSON.stringify(data));

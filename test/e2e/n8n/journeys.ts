@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { SMTPServer } from 'smtp-server';
 
-import type { Sandbox } from '../../sandbox/server';
+import type { Sandbox } from '../../../sandbox/server';
 import { Browser } from '../lib/browser';
-import { Rest, type ExecutionSummary, type WorkflowFile } from '../lib/rest';
+import { Rest, type ExecutionSummary } from '../lib/rest';
 import {
 	freePort,
 	root,
@@ -22,6 +22,7 @@ import {
 	type Processes,
 	type RunningN8n,
 } from '../lib/realN8n';
+import type { WorkflowFile } from '../lib/workflows';
 
 const ONBOARDING_PATH = 'company-onboarding';
 const SHEET_PATH = 'company-sheet-check';

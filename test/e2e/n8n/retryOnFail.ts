@@ -5,14 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { DEMO_CLIENT, startSandbox } from '../../sandbox/server';
+import { DEMO_CLIENT, startSandbox } from '../../../sandbox/server';
 import {
 	importCredential,
 	importWorkflow,
-	n8nCli,
+	n8nExecute,
 	type Checklist,
 	type ExecutionOutput,
 } from '../lib/realN8n';
+import { lookUp, manualTrigger, sheet, workflow, type WorkflowFile } from '../lib/workflows';
 
 const ROWS = 2000;
 const ANSWERED_BEFORE_OUTAGE = 1000;
@@ -24,55 +25,20 @@ const OUTAGE_MS = 14_000;
 const MAX_REPEATED_SHARE = 0.02;
 
 /** Manual Trigger → a Code node that emits the sheet → Company Registry with Retry On Fail. */
-function sheetWorkflow(credentialId: string): Record<string, unknown> {
-	const sheet = Array.from({ length: ROWS }, (_, index) => ({
+function sheetWorkflow(credentialId: string): WorkflowFile {
+	const rows = Array.from({ length: ROWS }, (_, index) => ({
 		country: 'gb',
 		companyId: String(30_000_000 + index),
 	}));
-	return {
-		name: `Retry On Fail: ${ROWS} rows, an outage after ${ANSWERED_BEFORE_OUTAGE}`,
-		nodes: [
-			{
-				parameters: {},
-				id: 'r1',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-			},
-			{
-				parameters: { jsCode: `return ${JSON.stringify(sheet)}.map((json) => ({ json }));` },
-				id: 'r2',
-				name: 'Sheet',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-			},
-			{
-				parameters: {
-					resource: 'company',
-					operation: 'lookUp',
-					country: '={{ $json.country }}',
-					companyId: '={{ $json.companyId }}',
-					options: {},
-				},
-				id: 'r3',
-				name: 'Company Registry',
-				type: 'n8n-nodes-company-registry.companyRegistry',
-				typeVersion: 1,
-				position: [440, 0],
-				retryOnFail: true,
-				maxTries: 3,
-				waitBetweenTries: 5000,
-				credentials: { companyRegistryApi: { id: credentialId, name: credentialId } },
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Sheet', type: 'main', index: 0 }]] },
-			Sheet: { main: [[{ node: 'Company Registry', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-	};
+	return workflow(`Retry On Fail: ${ROWS} rows, an outage after ${ANSWERED_BEFORE_OUTAGE}`, [
+		manualTrigger(),
+		sheet(rows),
+		lookUp({ id: credentialId, name: credentialId }, 440, {
+			retryOnFail: true,
+			maxTries: 3,
+			waitBetweenTries: 5000,
+		}),
+	]);
 }
 
 /**
@@ -85,7 +51,7 @@ async function executeCountingTries(
 	nodeName: string,
 ): Promise<{ run: ExecutionOutput; tries: number }> {
 	const logFile = join(userFolder, `${workflowId}.log`);
-	await n8nCli(userFolder, ['execute', `--id=${workflowId}`, '--rawOutput'], {
+	await n8nExecute(userFolder, workflowId, {
 		N8N_LOG_LEVEL: 'debug',
 		N8N_LOG_OUTPUT: 'file',
 		N8N_LOG_FILE_LOCATION: logFile,

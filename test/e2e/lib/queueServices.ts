@@ -40,7 +40,7 @@ export function ensureRedisServer(log: (message: string) => void): void {
 	}
 }
 
-interface RunningRedis {
+export interface RunningRedis {
 	port: number;
 	process: ChildProcess;
 }

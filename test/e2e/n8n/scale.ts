@@ -10,9 +10,10 @@ import {
 	type RateLimitHeaders,
 	type RateLimitSettings,
 	type RetryAfterFormat,
-} from '../../sandbox/server';
-import { makeSheet, uniqueValid } from '../../sandbox/sheets';
+} from '../../../sandbox/server';
+import { makeSheet, uniqueValid } from '../../../sandbox/sheets';
 import { executeWorkflow, importCredential, importWorkflow, type Checklist } from '../lib/realN8n';
+import { lookUp, manualTrigger, sheet, workflow, type WorkflowFile } from '../lib/workflows';
 
 const ROWS = 2000;
 const LIMIT = { ratePerSecond: 100, burst: 100 };
@@ -21,51 +22,12 @@ const LATENCY_MS = 50;
 const MAX_VS_FLOOR = 1.1;
 
 /** Manual Trigger → a Code node that emits the sheet → Company Registry (errors to the error output). */
-function sheetWorkflow(credentialId: string): Record<string, unknown> {
-	const sheet = makeSheet(ROWS);
-	return {
-		name: `Scale: ${ROWS} rows (${credentialId})`,
-		nodes: [
-			{
-				parameters: {},
-				id: 'a1',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-			},
-			{
-				parameters: { jsCode: `return ${JSON.stringify(sheet)}.map((json) => ({ json }));` },
-				id: 'a2',
-				name: 'Sheet',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-			},
-			{
-				parameters: {
-					resource: 'company',
-					operation: 'lookUp',
-					country: '={{ $json.country }}',
-					companyId: '={{ $json.companyId }}',
-					state: '={{ $json.state }}',
-					options: {},
-				},
-				id: 'a3',
-				name: 'Company Registry',
-				type: 'n8n-nodes-company-registry.companyRegistry',
-				typeVersion: 1,
-				position: [440, 0],
-				onError: 'continueErrorOutput',
-				credentials: { companyRegistryApi: { id: credentialId, name: credentialId } },
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Sheet', type: 'main', index: 0 }]] },
-			Sheet: { main: [[{ node: 'Company Registry', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-	};
+function sheetWorkflow(credentialId: string): WorkflowFile {
+	return workflow(`Scale: ${ROWS} rows (${credentialId})`, [
+		manualTrigger(),
+		sheet(makeSheet(ROWS)),
+		lookUp({ id: credentialId, name: credentialId }),
+	]);
 }
 
 const unique = () => uniqueValid(makeSheet(ROWS)).length;

@@ -7,9 +7,17 @@
 // an n8n process from 411 MB to 1.2 GB, and twenty ran it out of heap).
 import { readFileSync } from 'node:fs';
 
-import { startSandbox, type CompanyFault } from '../../sandbox/server';
+import { startSandbox, type CompanyFault } from '../../../sandbox/server';
 import { waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
-import { Rest, type WorkflowFile } from '../lib/rest';
+import { Rest } from '../lib/rest';
+import {
+	lookUp,
+	sheet,
+	webhook,
+	workflow,
+	type CredentialRef,
+	type WorkflowFile,
+} from '../lib/workflows';
 
 const ROWS = 1000;
 /** Every 10th row gets an oversized answer: gzip bombs and plain large bodies in turn. */
@@ -34,54 +42,16 @@ const faultOf = (index: number): CompanyFault | undefined =>
 			: 'oversized'
 		: undefined;
 
-function sheetWorkflow(credential: { id: string; name: string }): WorkflowFile {
-	const sheet = Array.from({ length: ROWS }, (_, index) => ({
+function sheetWorkflow(credential: CredentialRef): WorkflowFile {
+	const rows = Array.from({ length: ROWS }, (_, index) => ({
 		country: 'gb',
 		companyId: companyId(index),
 	}));
-	return {
-		name: `Oversized answers: ${ROWS} rows`,
-		nodes: [
-			{
-				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, options: {} },
-				id: 'o1',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: 'b1a0c0de-0000-4000-8000-000000000021',
-			},
-			{
-				parameters: { jsCode: `return ${JSON.stringify(sheet)}.map((json) => ({ json }));` },
-				id: 'o2',
-				name: 'Sheet',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-			},
-			{
-				parameters: {
-					resource: 'company',
-					operation: 'lookUp',
-					country: '={{ $json.country }}',
-					companyId: '={{ $json.companyId }}',
-					options: {},
-				},
-				id: 'o3',
-				name: 'Company Registry',
-				type: 'n8n-nodes-company-registry.companyRegistry',
-				typeVersion: 1,
-				position: [440, 0],
-				onError: 'continueErrorOutput',
-				credentials: { companyRegistryApi: credential },
-			},
-		],
-		connections: {
-			Webhook: { main: [[{ node: 'Sheet', type: 'main', index: 0 }]] },
-			Sheet: { main: [[{ node: 'Company Registry', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-	};
+	return workflow(`Oversized answers: ${ROWS} rows`, [
+		webhook(WEBHOOK_PATH),
+		sheet(rows),
+		lookUp(credential),
+	]);
 }
 
 /** The process's resident set size now, in MB (Linux). */

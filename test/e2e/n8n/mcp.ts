@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-import { TOOL_DESCRIPTION } from '../../nodes/CompanyRegistry/CompanyRegistry.node.ts';
-import type { Sandbox } from '../../sandbox/server';
+import { TOOL_DESCRIPTION } from '../../../nodes/CompanyRegistry/CompanyRegistry.node.ts';
+import type { Sandbox } from '../../../sandbox/server';
 import {
 	importWorkflow,
 	n8nCli,

@@ -4,9 +4,10 @@
 // sandbox with 50 ms latency and no rate limit. After a warm-up, 60 sequential calls of each, taken in
 // turn (A, B, B, A...) so that the machine's load falls on both alike; the registry alone (a direct GET
 // from this process) beside them. The node must not be slower than the HTTP Request node (2 ms slack).
-import { startSandbox, DEMO_CLIENT, type Sandbox } from '../../sandbox/server';
+import { startSandbox, DEMO_CLIENT, type Sandbox } from '../../../sandbox/server';
 import { waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
-import { Rest, type WorkflowFile } from '../lib/rest';
+import { Rest } from '../lib/rest';
+import type { WorkflowFile } from '../lib/workflows';
 
 const CALLS = 60;
 const WARM_UP_CALLS = 5;
