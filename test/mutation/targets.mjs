@@ -12,11 +12,28 @@ export const TARGETS = {
 		'test/unit/model/lookupKey.edges.test.ts',
 	],
 	'nodes/shared/transport/registryError.ts': ['test/unit/transport/registryError.test.ts'],
-	'credentials/CompanyRegistryApi.credentials.ts': [
-		'test/unit/uxGuidelines.test.ts',
-		'test/integration/credentials.test.ts',
-		'test/integration/credentialTest.test.ts',
-		'test/integration/tokenRefusals.test.ts',
-		'test/integration/tokenDeadline.test.ts',
+	// The credential on its own (n8n-core's httpRequest against a loopback token endpoint, milliseconds a
+	// case): its engine tests (credentials, credentialTest, tokenRefusals, tokenDeadline: seconds each)
+	// made a run of its 214 mutants, 67 of them static, take over an hour on the shared machine.
+	'credentials/CompanyRegistryApi.credentials.ts': ['test/integration/credential.exchange.test.ts'],
+	// The watch's change detection and memory, against the unit tests that call them directly.
+	'nodes/shared/watch/detector.ts': [
+		'test/unit/watch/detector.edges.test.ts',
+		'test/unit/watch/detector.property.test.ts',
+	],
+	'nodes/shared/watch/snapshot.ts': [
+		'test/unit/watch/snapshot.test.ts',
+		'test/unit/watch/snapshot.edges.test.ts',
+		'test/unit/watch/detector.edges.test.ts',
+		'test/unit/watch/detector.property.test.ts',
+	],
+	'nodes/shared/watch/failedChecks.ts': [
+		'test/unit/watch/failedChecks.test.ts',
+		'test/unit/watch/failedChecks.edges.test.ts',
+	],
+	'nodes/shared/watch/memory.ts': [
+		'test/unit/watch/snapshot.test.ts',
+		'test/unit/watch/detector.edges.test.ts',
+		'test/unit/watch/detector.property.test.ts',
 	],
 };
