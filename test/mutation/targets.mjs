@@ -36,4 +36,13 @@ export const TARGETS = {
 		'test/unit/watch/detector.edges.test.ts',
 		'test/unit/watch/detector.property.test.ts',
 	],
+	// The retry policy and the decision after each try: pure, on an injected clock.
+	'nodes/shared/transport/retryPolicy.ts': [
+		'test/unit/transport/retryPolicy.test.ts',
+		'test/unit/transport/retry.edges.test.ts',
+	],
+	'nodes/shared/transport/retryDecision.ts': [
+		'test/unit/transport/retryDecision.test.ts',
+		'test/unit/transport/retry.edges.test.ts',
+	],
 };
