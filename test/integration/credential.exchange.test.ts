@@ -142,6 +142,24 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 		});
 	});
 
+	it('leaves no timer behind once the token came: the deadline ends with the exchange', async () => {
+		const timers = () =>
+			process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+		// A first exchange sets up what stays for every request (n8n-core's agents and their timers).
+		await exchange();
+		const before = timers();
+		await expect(exchange()).resolves.toEqual({ accessToken: 'issued-token' });
+		expect(timers()).toBe(before);
+	});
+
+	it('derives the audience where the credential has no Audience field (saved by an older version)', async () => {
+		const { audience: _none, ...withoutAudience } = credentials();
+		await credential.preAuthentication.call(helper, withoutAudience);
+		expect(JSON.parse(endpoint.received[0].body)).toMatchObject({
+			audience: 'https://api.example.test/v1/',
+		});
+	});
+
 	it('sends the Audience the user set', async () => {
 		await exchange({ audience: ' https://other.example/v1/ ' });
 		expect(JSON.parse(endpoint.received[0].body)).toMatchObject({
