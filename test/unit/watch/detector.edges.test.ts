@@ -39,6 +39,9 @@ describe('the change detector', () => {
 			['A', 0, 'firstSeen'],
 			['B', 2, 'firstSeen'],
 		]);
+		// A first sighting names no field and no change.
+		expect(found[0].change).toStrictEqual({ event: 'firstSeen', changedFields: [], changes: {} });
+		expect(found[0]).not.toHaveProperty('previous');
 		expect(staticData.companies).toStrictEqual({
 			'de/A': { s: 'A', n: 'Alpha GmbH', d: 5 },
 			'de/B': { s: 'A', n: 'Alpha GmbH', d: 5 },
@@ -175,6 +178,7 @@ describe('the saved watch state it refuses to trust', () => {
 		['a name that is not text', { s: 'A', n: 5, d: 1 }],
 		['an address that is not text', { s: 'A', a: ['x'], d: 1 }],
 		['an unknown status', { s: 'X', d: 1 }],
+		['an empty status', { s: '', d: 1 }],
 		['no status', { d: 1 }],
 		['null', null],
 		['a number', 7],

@@ -178,6 +178,31 @@ describe('comparing snapshots, event by event', () => {
 			});
 		});
 
+		it('its answer decides even where the values it has look the same (an address dropped, its old value unknown)', () => {
+			expect(
+				compareSnapshots(
+					{ s: 'A', n: 'Alpha GmbH' },
+					{ s: 'A', n: 'Alpha GmbH', d: 2 },
+					{ officialName: false, registeredAddress: true },
+				),
+			).toStrictEqual({
+				event: 'detailsChanged',
+				changedFields: ['registeredAddress'],
+				changes: { registeredAddress: { previous: null, current: null } },
+			});
+			expect(
+				compareSnapshots(
+					{ s: 'A' },
+					{ s: 'A', d: 2 },
+					{ officialName: true, registeredAddress: false },
+				),
+			).toStrictEqual({
+				event: 'detailsChanged',
+				changedFields: ['officialName'],
+				changes: { officialName: { previous: null, current: null } },
+			});
+		});
+
 		it('reports no change where the store says none, though the old values are not known', () => {
 			expect(
 				compareSnapshots(
