@@ -156,6 +156,15 @@ describe('the static-data memory', () => {
 		expect(new StaticDataMemory({ companies: {} }, silent, keepNone).isEmpty).toBe(true);
 	});
 
+	it('a first run (nothing saved) is no broken state: no warning, nothing added', () => {
+		const warnings: string[] = [];
+		const staticData: Record<string, unknown> = {};
+		expect(loadWatchState(staticData, { warn: (message) => warnings.push(message) })).toStrictEqual(
+			{},
+		);
+		expect(warnings).toEqual([]);
+	});
+
 	it('recalls only the companies it knows', async () => {
 		const memory = new StaticDataMemory(saved(), silent, keepNone);
 		const known = await memory.recall(
@@ -181,6 +190,7 @@ describe('the saved watch state it refuses to trust', () => {
 		['an empty status', { s: '', d: 1 }],
 		['no status', { d: 1 }],
 		['null', null],
+		['nothing', undefined],
 		['a number', 7],
 	])('drops a company saved with %s, and says so', (_label, snapshot) => {
 		const warnings: Array<{ message: string; meta?: object }> = [];
@@ -222,7 +232,7 @@ describe('the saved watch state it refuses to trust', () => {
 		expect(metas).toEqual([{ dropped: 2 }]);
 	});
 
-	it('ignores what a saved list inherits', () => {
+	it('ignores what a saved list inherits', async () => {
 		const companies = Object.create({ inherited: 'corrupt' }) as Record<string, unknown>;
 		companies['de/A'] = { s: 'A', d: 1 };
 		const warnings: string[] = [];
@@ -231,5 +241,12 @@ describe('the saved watch state it refuses to trust', () => {
 		expect(new StaticDataMemory({ companies }, silent, () => true).kept(new Map())).toEqual([
 			'de/A',
 		]);
+		const staticData: Record<string, unknown> = { companies };
+		await new StaticDataMemory(staticData, silent, () => true).remember(new Map(), []);
+		expect(staticData.companies).toStrictEqual({ 'de/A': { s: 'A', d: 1 } });
+		const onlyInherited = Object.create({ inherited: { s: 'A', d: 1 } }) as Record<string, unknown>;
+		expect(new StaticDataMemory({ companies: onlyInherited }, silent, () => true).isEmpty).toBe(
+			true,
+		);
 	});
 });
