@@ -154,6 +154,22 @@ describe('the circuit breaker', () => {
 		expect(await breaker.gate(sleep)).toEqual({ kind: 'tripped' });
 	});
 
+	it("counts the tolerance from when the outage began, not from the clock's zero", async () => {
+		now = 50_000;
+		const breaker = new CircuitBreaker(clock, 3001);
+		failing(breaker, 10);
+		await breaker.gate(sleep);
+		breaker.record(false, true);
+		expect(breaker.tripped).toBe(false);
+		await breaker.gate(sleep);
+		expect(now).toBe(53_000);
+		breaker.record(false, true);
+		expect(breaker.tripped).toBe(false);
+		await breaker.gate(sleep);
+		breaker.record(false, true);
+		expect(breaker.tripped).toBe(true);
+	});
+
 	it('a probe failing just inside the tolerance opens it again', async () => {
 		const breaker = new CircuitBreaker(clock, 3001);
 		failing(breaker, 10);
