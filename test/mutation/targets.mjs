@@ -14,7 +14,7 @@ export const TARGETS = {
 	'nodes/shared/transport/registryError.ts': ['test/unit/transport/registryError.test.ts'],
 	// The credential on its own (n8n-core's httpRequest against a loopback token endpoint, milliseconds a
 	// case): its engine tests (credentials, credentialTest, tokenRefusals, tokenDeadline: seconds each)
-	// made a run of its 214 mutants, 67 of them static, take over an hour on the shared machine.
+	// made Stryker estimate over an hour for its 214 mutants (67 static) on the shared machine.
 	'credentials/CompanyRegistryApi.credentials.ts': ['test/integration/credential.exchange.test.ts'],
 	// The watch's change detection and memory, against the unit tests that call them directly. The seeded
 	// property tests (detector.property, failedChecks' 200 seeds: 35-60 s each on the loaded machine) reach
