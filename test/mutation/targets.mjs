@@ -12,11 +12,39 @@ export const TARGETS = {
 		'test/unit/model/lookupKey.edges.test.ts',
 	],
 	'nodes/shared/transport/registryError.ts': ['test/unit/transport/registryError.test.ts'],
-	'credentials/CompanyRegistryApi.credentials.ts': [
-		'test/unit/uxGuidelines.test.ts',
-		'test/integration/credentials.test.ts',
-		'test/integration/credentialTest.test.ts',
-		'test/integration/tokenRefusals.test.ts',
-		'test/integration/tokenDeadline.test.ts',
+	// The credential on its own (n8n-core's httpRequest against a loopback token endpoint, milliseconds a
+	// case): its engine tests (credentials, credentialTest, tokenRefusals, tokenDeadline: seconds each)
+	// made Stryker estimate over an hour for its 214 mutants (67 static) on the shared machine.
+	'credentials/CompanyRegistryApi.credentials.ts': ['test/integration/credential.exchange.test.ts'],
+	// The watch's change detection and memory, against the unit tests that call them directly. The seeded
+	// property tests (detector.property, failedChecks' 200 seeds: 35-60 s each on the loaded machine) reach
+	// every mutant, so each mutant would cost a minute: the edge tests say the same case by case.
+	'nodes/shared/watch/detector.ts': ['test/unit/watch/detector.edges.test.ts'],
+	'nodes/shared/watch/snapshot.ts': [
+		'test/unit/watch/snapshot.test.ts',
+		'test/unit/watch/snapshot.edges.test.ts',
+		'test/unit/watch/detector.edges.test.ts',
+	],
+	'nodes/shared/watch/failedChecks.ts': ['test/unit/watch/failedChecks.edges.test.ts'],
+	'nodes/shared/watch/memory.ts': [
+		'test/unit/watch/snapshot.test.ts',
+		'test/unit/watch/detector.edges.test.ts',
+	],
+	// The retry policy and the decision after each try: pure, on an injected clock.
+	'nodes/shared/transport/retryPolicy.ts': [
+		'test/unit/transport/retryPolicy.test.ts',
+		'test/unit/transport/retry.edges.test.ts',
+	],
+	'nodes/shared/transport/retryDecision.ts': [
+		'test/unit/transport/retryDecision.test.ts',
+		'test/unit/transport/retry.edges.test.ts',
+	],
+	// The pipeline's routing: its unit tests (no request sent) and the router's catch-all in the engine.
+	// Rows that are looked up are routed in the engine tests of the operations (lookup.operation and
+	// others, minutes a mutant): not here, so this score is a floor.
+	'nodes/shared/lookupPipeline.ts': [
+		'test/unit/lookupPipeline.test.ts',
+		'test/unit/lookupPipeline.edges.test.ts',
+		'test/integration/router.test.ts',
 	],
 };

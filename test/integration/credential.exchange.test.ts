@@ -1,0 +1,463 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { ExecuteContext } from 'n8n-core';
+import {
+	createRunExecutionData,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type IHttpRequestHelper,
+	type INode,
+} from 'n8n-workflow';
+
+import { CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
+import { Engine } from '../../harness/engine';
+
+// The credential on its own, as n8n calls it: preAuthentication with n8n-core's real httpRequest helper
+// against a token endpoint on loopback, authenticate on a request, the Test's redirect rules. Each case
+// takes milliseconds (the engine runs of credentials.test.ts take seconds), so the mutation run can
+// afford every one of them per mutant.
+
+interface Received {
+	method?: string;
+	url?: string;
+	headers: IncomingMessage['headers'];
+	body: string;
+}
+
+type Answer = (response: ServerResponse) => void;
+
+/** A token endpoint that records each request and answers with `answer`. */
+async function tokenEndpoint() {
+	const received: Received[] = [];
+	let answer: Answer = (response) => send(response, 200, { access_token: 'issued-token' });
+	const server: Server = createServer((request, response) => {
+		let body = '';
+		request.setEncoding('utf8');
+		request.on('data', (chunk: string) => (body += chunk));
+		request.on('end', () => {
+			received.push({ method: request.method, url: request.url, headers: request.headers, body });
+			answer(response);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		received,
+		answerWith: (next: Answer) => (answer = next),
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+function send(response: ServerResponse, status: number, body: unknown, headers = {}): void {
+	const payload = typeof body === 'string' ? body : JSON.stringify(body);
+	response.writeHead(status, {
+		'content-type': 'application/json',
+		'content-length': Buffer.byteLength(payload),
+		...headers,
+	});
+	response.end(payload);
+}
+
+/** What n8n hands preAuthentication: `this.helpers.httpRequest`, n8n-core's own. */
+function requestHelper(): IHttpRequestHelper {
+	const engine = new Engine();
+	const node: INode = {
+		id: 'token',
+		name: 'Token',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: engine.nodeTypes,
+	});
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		engine.additionalData('internal', { name: 'token', nodes: [node], connections: {} }),
+		'internal',
+		createRunExecutionData({ resultData: { runData: {} } }),
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		{ node, data: {}, source: null },
+		[],
+	);
+	return { helpers: { httpRequest: context.helpers.httpRequest } };
+}
+
+const SECRET = 'the-client-secret-4711';
+const credential = new CompanyRegistryApi();
+
+describe('the token exchange (preAuthentication) against a token endpoint', () => {
+	let endpoint: Awaited<ReturnType<typeof tokenEndpoint>>;
+	let helper: IHttpRequestHelper;
+	beforeAll(() => (helper = requestHelper()));
+	beforeEach(async () => (endpoint = await tokenEndpoint()));
+	afterEach(async () => await endpoint.close());
+
+	const credentials = (changes: ICredentialDataDecryptedObject = {}) => ({
+		clientId: 'the-client',
+		clientSecret: SECRET,
+		baseUrl: 'https://api.example.test',
+		authUrl: endpoint.url,
+		audience: '',
+		...changes,
+	});
+	const exchange = async (changes: ICredentialDataDecryptedObject = {}) =>
+		await credential.preAuthentication.call(helper, credentials(changes));
+	const failure = async (changes: ICredentialDataDecryptedObject = {}) => {
+		const error = await exchange(changes).then(
+			() => undefined,
+			(thrown: unknown) => thrown as Error,
+		);
+		expect(error).toBeInstanceOf(Error);
+		expect(JSON.stringify({ message: error?.message, error })).not.toContain(SECRET);
+		return String(error?.message);
+	};
+	const tokenUrl = () => `${endpoint.url}/oauth/token`;
+
+	it('posts the client id, secret, derived audience and grant type as JSON to {Auth URL}/oauth/token, and returns the token', async () => {
+		await expect(exchange({ authUrl: ` ${endpoint.url}// ` })).resolves.toEqual({
+			accessToken: 'issued-token',
+		});
+		expect(endpoint.received).toHaveLength(1);
+		const [request] = endpoint.received;
+		expect(request.method).toBe('POST');
+		expect(request.url).toBe('/oauth/token');
+		expect(request.headers['content-type']).toMatch(/^application\/json/);
+		expect(JSON.parse(request.body)).toEqual({
+			client_id: 'the-client',
+			client_secret: SECRET,
+			audience: 'https://api.example.test/v1/',
+			grant_type: 'client_credentials',
+		});
+	});
+
+	it('leaves no timer behind once the token came: the deadline ends with the exchange', async () => {
+		const timers = () =>
+			process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+		// A first exchange sets up what stays for every request (n8n-core's agents and their timers).
+		await exchange();
+		const before = timers();
+		await expect(exchange()).resolves.toEqual({ accessToken: 'issued-token' });
+		expect(timers()).toBe(before);
+	});
+
+	it('derives the audience where the credential has no Audience field (saved by an older version)', async () => {
+		const { audience: _none, ...withoutAudience } = credentials();
+		await credential.preAuthentication.call(helper, withoutAudience);
+		expect(JSON.parse(endpoint.received[0].body)).toMatchObject({
+			audience: 'https://api.example.test/v1/',
+		});
+	});
+
+	it('sends the Audience the user set', async () => {
+		await exchange({ audience: ' https://other.example/v1/ ' });
+		expect(JSON.parse(endpoint.received[0].body)).toMatchObject({
+			audience: 'https://other.example/v1/',
+		});
+	});
+
+	it('an answer without an access_token, or with an empty one, fails naming the endpoint', async () => {
+		const message = `The token endpoint ${tokenUrl()} answered without an access_token`;
+		endpoint.answerWith((response) => send(response, 200, { token: 'elsewhere' }));
+		expect(await failure()).toBe(message);
+		endpoint.answerWith((response) => send(response, 200, { access_token: '' }));
+		expect(await failure()).toBe(message);
+	});
+
+	it('reads only access_token: other fields in other types do not matter', async () => {
+		endpoint.answerWith((response) =>
+			send(response, 201, { access_token: 'typed', expires_in: '3600', scope: null }),
+		);
+		await expect(exchange()).resolves.toEqual({ accessToken: 'typed' });
+	});
+
+	it.each([300, 301, 302, 303, 307, 308, 399])(
+		'a redirect (%s) is not followed and says why',
+		async (status) => {
+			endpoint.answerWith((response) =>
+				send(response, status, { access_token: 'from-a-redirect' }, { location: '/elsewhere' }),
+			);
+			expect(await failure()).toBe(
+				`The token endpoint ${tokenUrl()} answered with a redirect (HTTP ${status}), which is not followed: the client secret is only ever sent to the Auth URL. Set the Auth URL to the address that issues tokens.`,
+			);
+			expect(endpoint.received).toHaveLength(1);
+		},
+	);
+
+	it.each([
+		[401, { error: 'invalid_client' }, ' invalid_client'],
+		[400, { error: 'invalid_client' }, ' invalid_client'],
+		[400, { error: 'unauthorized_client' }, ' unauthorized_client'],
+		[401, {}, ''],
+		[401, 'Unauthorized', ''],
+	])('HTTP %s with %p: the Client ID or Secret was rejected', async (status, body, shownCode) => {
+		endpoint.answerWith((response) => send(response, status, body));
+		expect(await failure()).toBe(
+			`The token endpoint ${tokenUrl()} rejected the Client ID or Client Secret (HTTP ${status}${shownCode}). Check both values, as issued by the registry operator.`,
+		);
+	});
+
+	it.each([
+		[403, { error: 'access_denied' }, ' access_denied'],
+		[400, { error: 'access_denied' }, ' access_denied'],
+		[400, { error: 'invalid_target' }, ' invalid_target'],
+		[400, { error: 'invalid_audience' }, ' invalid_audience'],
+		[403, {}, ''],
+	])('HTTP %s with %p: the audience was refused', async (status, body, shownCode) => {
+		endpoint.answerWith((response) => send(response, status, body));
+		expect(await failure({ audience: 'https://wrong.example/v1/' })).toBe(
+			`The token endpoint ${tokenUrl()} refused the audience 'https://wrong.example/v1/' (HTTP ${status}${shownCode}). The audience must be the API address with its version, e.g. https://api.verifiet.com/v1/; leave Audience empty to use {Base URL}/v1/.`,
+		);
+	});
+
+	it.each([
+		[
+			400,
+			{ error: 'invalid_grant', error_description: 'Grant expired' },
+			' invalid_grant: Grant expired',
+		],
+		[400, { error: 'invalid_grant' }, ' invalid_grant'],
+		[401, { error: 'invalid_grant' }, ' invalid_grant'],
+		[500, 'Internal error', ''],
+		[500, { error_description: 'no error code' }, ''],
+		[400, '', ''],
+	])('HTTP %s with %p: the status and what the server said', async (status, body, shown) => {
+		endpoint.answerWith((response) => send(response, status, body));
+		expect(await failure()).toBe(
+			`The token request to ${tokenUrl()} failed with HTTP ${status}${shown}`,
+		);
+	});
+
+	it('299, the last status of 2xx, is still a token answer', async () => {
+		// The upper edge of success: 300 is refused (the redirect cases above), 299 taken.
+		endpoint.answerWith((response) => send(response, 299, { access_token: 'edge' }));
+		await expect(exchange()).resolves.toEqual({ accessToken: 'edge' });
+	});
+
+	it('a server that echoes the secret in its error text does not put it into the message', async () => {
+		endpoint.answerWith((response) =>
+			send(response, 400, { error: `bad_${SECRET}`, error_description: `got ${SECRET}` }),
+		);
+		const message = await failure();
+		expect(message).toMatch(
+			new RegExp(`^The token request to ${tokenUrl()} failed with HTTP 400 `),
+		);
+	});
+
+	it('a server that echoes the secret as the error code of a refused audience does not show it either', async () => {
+		endpoint.answerWith((response) => send(response, 403, { error: SECRET }));
+		expect(await failure({ audience: SECRET })).toContain('refused the audience');
+	});
+
+	it('an Auth URL nobody answers at: could not reach it', async () => {
+		expect(await failure({ authUrl: 'http://127.0.0.1:9' })).toBe(
+			"Could not reach the Auth URL http://127.0.0.1:9/oauth/token to get an access token. Check the credential's Auth URL and that n8n can reach that host.",
+		);
+	});
+
+	it('an answer that breaks off before its end: could not reach the Auth URL', async () => {
+		endpoint.answerWith((response) => {
+			response.writeHead(200, { 'content-type': 'application/json', 'content-length': 400 });
+			response.write('{"access_token":"half');
+			setTimeout(() => response.destroy(), 20);
+		});
+		expect(await failure()).toBe(
+			`Could not reach the Auth URL ${tokenUrl()} to get an access token. Check the credential's Auth URL and that n8n can reach that host.`,
+		);
+	});
+
+	it('an answer larger than a token answer can be, by its Content-Length, is not read', async () => {
+		endpoint.answerWith((response) => {
+			response.writeHead(200, { 'content-type': 'application/json', 'content-length': 200_000 });
+			response.write('{"access_token":"');
+		});
+		expect(await failure()).toBe(
+			`The token endpoint ${tokenUrl()} answered with more than 64 KB (Content-Length 200000 bytes); a token answer is a few KB. Check the credential's Auth URL.`,
+		);
+	});
+
+	it('an answer larger than a token answer can be, without a length, is read only so far', async () => {
+		endpoint.answerWith((response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(`{"access_token":"${'t'.repeat(100_000)}"}`);
+		});
+		expect(await failure()).toBe(
+			`The token endpoint ${tokenUrl()} answered with more than 64 KB after decompression; a token answer is a few KB. Check the credential's Auth URL.`,
+		);
+	});
+
+	describe('with the exchange deadline (30 s in n8n) shortened to 0.3 s', () => {
+		const deadlineMs = CompanyRegistryApi.tokenTimeoutMs;
+		beforeAll(() => (CompanyRegistryApi.tokenTimeoutMs = 300));
+		afterAll(() => (CompanyRegistryApi.tokenTimeoutMs = deadlineMs));
+		const deadlineMessage = () =>
+			`The Auth URL ${tokenUrl()} did not finish its token answer within 0.3 s. Check the credential's Auth URL and that this host answers.`;
+
+		it('an endpoint that never answers fails at the deadline', async () => {
+			endpoint.answerWith(() => {});
+			expect(await failure()).toBe(deadlineMessage());
+		});
+
+		it('an endpoint that sends its headers, then stalls, fails at the deadline', async () => {
+			endpoint.answerWith((response) => {
+				response.writeHead(200, { 'content-type': 'application/json', 'content-length': 400 });
+				response.write('{"access_token":"');
+			});
+			expect(await failure()).toBe(deadlineMessage());
+		});
+
+		it('an answer within the deadline is taken', async () => {
+			await expect(exchange()).resolves.toEqual({ accessToken: 'issued-token' });
+		});
+	});
+});
+
+describe('the credential form', () => {
+	// The fields a user fills in; their names are what n8n stores, so a renamed one loses saved credentials.
+	it('asks for the Client ID, a secret Client Secret, Base URL, Auth URL and an optional Audience, and keeps the token hidden', () => {
+		expect(credential).toMatchObject({
+			name: 'companyRegistryApi',
+			displayName: 'Company Registry API',
+			documentationUrl:
+				'https://github.com/n8n-nodes-company-registry/n8n-nodes-company-registry#credentials',
+			icon: {
+				light: 'file:../nodes/CompanyRegistry/companyRegistry.svg',
+				dark: 'file:../nodes/CompanyRegistry/companyRegistry.dark.svg',
+			},
+		});
+		expect(credential.properties).toEqual([
+			{
+				displayName: 'Client ID',
+				name: 'clientId',
+				type: 'string',
+				default: '',
+				required: true,
+				description: 'Issued by the registry operator. For the sandbox registry: demo-client.',
+			},
+			{
+				displayName: 'Client Secret',
+				name: 'clientSecret',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+				required: true,
+				description: 'Issued with the Client ID. For the sandbox registry: demo-secret.',
+			},
+			{
+				displayName: 'Base URL',
+				name: 'baseUrl',
+				type: 'string',
+				default: 'https://api.verifiet.com',
+				required: true,
+				description: 'Address of the API host, without /v1',
+			},
+			{
+				displayName: 'Auth URL',
+				name: 'authUrl',
+				type: 'string',
+				default: 'https://login.verifiet.com',
+				required: true,
+				description:
+					'Address of the host that issues tokens; the token is requested from {Auth URL}/oauth/token',
+			},
+			{
+				displayName: 'Audience',
+				name: 'audience',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. https://api.verifiet.com/v1/',
+				description: 'Token audience. Leave empty to use {Base URL}/v1/.',
+			},
+			{
+				displayName: 'Access Token',
+				name: 'accessToken',
+				type: 'hidden',
+				typeOptions: { expirable: true, password: true },
+				default: '',
+			},
+		]);
+	});
+});
+
+describe('authenticate: the Bearer header on each registry request', () => {
+	it('adds the stored token as Bearer and keeps the request and its other headers', async () => {
+		await expect(
+			credential.authenticate(
+				{ accessToken: 'stored-token' },
+				{ url: '/v1/company/de/HRB1', method: 'GET', headers: { accept: 'application/json' } },
+			),
+		).resolves.toEqual({
+			url: '/v1/company/de/HRB1',
+			method: 'GET',
+			headers: { accept: 'application/json', Authorization: 'Bearer stored-token' },
+		});
+	});
+
+	it('with no token stored yet, sends an empty Bearer (the registry answers 401 and n8n fetches one)', async () => {
+		await expect(credential.authenticate({}, { url: '/v1/x' })).resolves.toEqual({
+			url: '/v1/x',
+			headers: { Authorization: 'Bearer ' },
+		});
+	});
+});
+
+describe("the Test's request", () => {
+	const node: INode = {
+		id: '1',
+		name: 'n',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: new Engine().nodeTypes,
+	});
+
+	it.each([
+		['https://api.example.test', 'https://api.example.test/v1/company/de/HRB12345'],
+		[' https://api.example.test/ ', 'https://api.example.test/v1/company/de/HRB12345'],
+		['https://api.example.test///', 'https://api.example.test/v1/company/de/HRB12345'],
+	])('with Base URL %p is a lookup of %p, redirects not followed', (baseUrl, url) => {
+		const { request } = credential.test;
+		const baseURL = workflow.expression.getSimpleParameterValue(
+			node,
+			request.baseURL as string,
+			'internal',
+			{ $credentials: { baseUrl } },
+			undefined,
+			'',
+		);
+		expect(`${String(baseURL)}${request.url}`).toBe(url);
+		expect(request).toMatchObject({
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+		});
+	});
+
+	it('every status axios would follow has a rule naming it', () => {
+		expect(credential.test.rules).toEqual(
+			[300, 301, 302, 303, 307, 308].map((status) => ({
+				type: 'responseCode',
+				properties: {
+					value: status,
+					message: `The registry answered with a redirect (HTTP ${status}), which the Test does not follow: the access token is only ever sent to the Base URL. If the registry has moved, set the Base URL to its new address.`,
+				},
+			})),
+		);
+	});
+});

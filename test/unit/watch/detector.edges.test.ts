@@ -1,0 +1,252 @@
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { loadWatchState, StaticDataMemory } from '../../../nodes/shared/watch/memory';
+import { MAX_DAY } from '../../../nodes/shared/watch/snapshot';
+
+// The change detector over the static-data memory, case by case: several rows of one company, first
+// sightings, failed checks keeping what was known, what the memory keeps and drops, and the saved state
+// it refuses to trust.
+
+const DAY_MS = 86_400_000;
+const key = (companyId: string) => ({ countryCode: 'de', companyId });
+const record = (status = 'Active', officialName = 'Alpha GmbH') =>
+	({
+		isRegistered: true,
+		officialName,
+		status,
+		registrationDate: '2001-02-03',
+	}) as unknown as CompanyRecord;
+const silent = { warn: () => {} };
+const keepNone = () => false;
+
+describe('the change detector', () => {
+	it('several rows of one company count once, on the first row', async () => {
+		const staticData: Record<string, unknown> = {};
+		const memory = new StaticDataMemory(staticData, silent, keepNone);
+		const found = await detectChanges(
+			memory,
+			[
+				{ key: key('A'), record: record(), itemIndex: 0 },
+				{ key: key('A'), record: record('Inactive'), itemIndex: 1 },
+				{ key: key('B'), record: record(), itemIndex: 2 },
+			],
+			[],
+			{ now: new Date(5 * DAY_MS), reportFirstSightings: true },
+		);
+		expect(
+			found.map((change) => [change.key.companyId, change.itemIndex, change.change.event]),
+		).toEqual([
+			['A', 0, 'firstSeen'],
+			['B', 2, 'firstSeen'],
+		]);
+		// A first sighting names no field and no change.
+		expect(found[0].change).toStrictEqual({ event: 'firstSeen', changedFields: [], changes: {} });
+		expect(found[0]).not.toHaveProperty('previous');
+		expect(staticData.companies).toStrictEqual({
+			'de/A': { s: 'A', n: 'Alpha GmbH', d: 5 },
+			'de/B': { s: 'A', n: 'Alpha GmbH', d: 5 },
+		});
+	});
+
+	it('a first sighting is no change unless asked for; the next change comes with what was known', async () => {
+		const staticData: Record<string, unknown> = {};
+		const run = async (status: string, day: number) =>
+			await detectChanges(
+				new StaticDataMemory(staticData, silent, keepNone),
+				[{ key: key('A'), record: record(status), itemIndex: 3 }],
+				[],
+				{ now: new Date(day * DAY_MS), reportFirstSightings: false },
+			);
+		expect(await run('Active', 1)).toEqual([]);
+		const [found] = await run('Inactive', 2);
+		expect(found).toStrictEqual({
+			key: key('A'),
+			record: record('Inactive'),
+			itemIndex: 3,
+			previous: { s: 'A', n: 'Alpha GmbH', d: 1 },
+			change: {
+				event: 'turnedInactive',
+				changedFields: ['status'],
+				changes: { status: { previous: 'Active', current: 'Inactive' } },
+			},
+		});
+		expect(await run('Inactive', 3)).toEqual([]);
+	});
+
+	it('a company whose check failed keeps what was known, so a change made meanwhile is reported later', async () => {
+		const staticData: Record<string, unknown> = {};
+		const run = async (checked: Array<[string, string]>, failed: string[], day: number) =>
+			await detectChanges(
+				new StaticDataMemory(staticData, silent, keepNone),
+				checked.map(([id, status], itemIndex) => ({
+					key: key(id),
+					record: record(status),
+					itemIndex,
+				})),
+				failed.map(key),
+				{ now: new Date(day * DAY_MS), reportFirstSightings: false },
+			);
+		await run(
+			[
+				['A', 'Active'],
+				['B', 'Active'],
+			],
+			[],
+			1,
+		);
+		expect(await run([['B', 'Active']], ['A', 'A'], 2)).toEqual([]);
+		expect(Object.keys(staticData.companies as object).sort()).toEqual(['de/A', 'de/B']);
+		const found = await run([['A', 'Inactive']], [], 3);
+		expect(found.map((change) => change.change.event)).toEqual(['turnedInactive']);
+		expect(found[0].previous).toStrictEqual({ s: 'A', n: 'Alpha GmbH', d: 1 });
+		// B was neither checked nor failed, and the memory keeps no such company.
+		expect(Object.keys(staticData.companies as object)).toEqual(['de/A']);
+	});
+
+	it('a company checked on one row and failed on another counts as checked', async () => {
+		const staticData: Record<string, unknown> = {
+			companies: { 'de/A': { s: 'A', n: 'Alpha GmbH', d: 1 } },
+		};
+		const found = await detectChanges(
+			new StaticDataMemory(staticData, silent, keepNone),
+			[{ key: key('A'), record: record('Inactive'), itemIndex: 0 }],
+			[key('A')],
+			{ now: new Date(2 * DAY_MS), reportFirstSightings: false },
+		);
+		expect(found.map((change) => change.change.event)).toEqual(['turnedInactive']);
+		expect(staticData.companies).toStrictEqual({ 'de/A': { s: 'I', n: 'Alpha GmbH', d: 2 } });
+	});
+});
+
+describe('the static-data memory', () => {
+	const saved = () => ({
+		companies: {
+			'de/A': { s: 'A', n: 'Alpha GmbH', d: 1 },
+			'de/B': { s: 'I', d: 2 },
+		} as Record<string, unknown>,
+	});
+
+	it('keeps the companies not named this run that `keep` says to keep, and says which', async () => {
+		const staticData: Record<string, unknown> = saved();
+		const memory = new StaticDataMemory(
+			staticData,
+			silent,
+			(id, snapshot) => id === 'de/B' && snapshot.d === 2,
+		);
+		expect(memory.isEmpty).toBe(false);
+		const current = new Map([['de/C', { s: 'A' as const, d: 3 }]]);
+		expect(memory.kept(current)).toEqual(['de/B']);
+		expect(memory.saved('de/A')).toStrictEqual({ s: 'A', n: 'Alpha GmbH', d: 1 });
+		expect(memory.saved('de/C')).toBeUndefined();
+		expect(memory.saved('toString')).toBeUndefined();
+		await memory.remember(current, []);
+		expect(staticData.companies).toStrictEqual({
+			'de/B': { s: 'I', d: 2 },
+			'de/C': { s: 'A', d: 3 },
+		});
+	});
+
+	it('a company named this run is not among the kept, whatever `keep` says', () => {
+		const memory = new StaticDataMemory(saved(), silent, () => true);
+		expect(memory.kept(new Map([['de/A', { s: 'A' as const, d: 3 }]]))).toEqual(['de/B']);
+	});
+
+	it('is empty without saved companies, or with an empty list', () => {
+		expect(new StaticDataMemory({}, silent, keepNone).isEmpty).toBe(true);
+		expect(new StaticDataMemory({ companies: {} }, silent, keepNone).isEmpty).toBe(true);
+	});
+
+	it('a first run (nothing saved) is no broken state: no warning, nothing added', () => {
+		const warnings: string[] = [];
+		const staticData: Record<string, unknown> = {};
+		expect(loadWatchState(staticData, { warn: (message) => warnings.push(message) })).toStrictEqual(
+			{},
+		);
+		expect(warnings).toEqual([]);
+	});
+
+	it('recalls only the companies it knows', async () => {
+		const memory = new StaticDataMemory(saved(), silent, keepNone);
+		const known = await memory.recall(
+			new Map([
+				['de/A', { s: 'A' as const, d: 3 }],
+				['de/Z', { s: 'A' as const, d: 3 }],
+			]),
+		);
+		expect([...known]).toStrictEqual([['de/A', { previous: { s: 'A', n: 'Alpha GmbH', d: 1 } }]]);
+	});
+});
+
+describe('the saved watch state it refuses to trust', () => {
+	it.each([
+		['a day below 0', { s: 'A', d: -1 }],
+		['a day that is not whole', { s: 'A', d: 1.5 }],
+		['a day past the last a date can hold', { s: 'A', d: MAX_DAY + 1 }],
+		['a day that is text', { s: 'A', d: '1' }],
+		['no day', { s: 'A' }],
+		['a name that is not text', { s: 'A', n: 5, d: 1 }],
+		['an address that is not text', { s: 'A', a: ['x'], d: 1 }],
+		['an unknown status', { s: 'X', d: 1 }],
+		['an empty status', { s: '', d: 1 }],
+		['no status', { d: 1 }],
+		['null', null],
+		['nothing', undefined],
+		['a number', 7],
+	])('drops a company saved with %s, and says so', (_label, snapshot) => {
+		const warnings: Array<{ message: string; meta?: object }> = [];
+		const state = loadWatchState(
+			{ companies: { 'de/A': { s: 'N', d: 1 }, 'de/B': snapshot } },
+			{ warn: (message, meta) => warnings.push({ message, meta }) },
+		);
+		expect(state.companies).toStrictEqual({ 'de/A': { s: 'N', d: 1 } });
+		expect(warnings).toEqual([
+			{
+				message:
+					'Company Registry: the saved watch state had entries that are not company snapshots; they were dropped and start a new baseline',
+				meta: { dropped: 1 },
+			},
+		]);
+	});
+
+	it('keeps every kind of good snapshot, at the edges of the day', () => {
+		const companies = {
+			'de/A': { s: 'A', n: 'A', a: 'x', d: 0 },
+			'de/I': { s: 'I', n: 'I', d: MAX_DAY },
+			'de/N': { s: 'N', d: 3 },
+		};
+		const warnings: string[] = [];
+		expect(
+			loadWatchState({ companies: { ...companies } }, { warn: (m) => warnings.push(m) }),
+		).toStrictEqual({
+			companies,
+		});
+		expect(warnings).toEqual([]);
+	});
+
+	it('counts each dropped company', () => {
+		const metas: unknown[] = [];
+		loadWatchState(
+			{ companies: { a: 1, b: 2, c: { s: 'A', d: 1 } } },
+			{ warn: (_m, meta) => metas.push(meta) },
+		);
+		expect(metas).toEqual([{ dropped: 2 }]);
+	});
+
+	it('ignores what a saved list inherits', async () => {
+		const companies = Object.create({ inherited: 'corrupt' }) as Record<string, unknown>;
+		companies['de/A'] = { s: 'A', d: 1 };
+		const warnings: string[] = [];
+		loadWatchState({ companies }, { warn: (m) => warnings.push(m) });
+		expect(warnings).toEqual([]);
+		expect(new StaticDataMemory({ companies }, silent, () => true).kept(new Map())).toEqual([
+			'de/A',
+		]);
+		const staticData: Record<string, unknown> = { companies };
+		await new StaticDataMemory(staticData, silent, () => true).remember(new Map(), []);
+		expect(staticData.companies).toStrictEqual({ 'de/A': { s: 'A', d: 1 } });
+		const onlyInherited = Object.create({ inherited: { s: 'A', d: 1 } }) as Record<string, unknown>;
+		expect(new StaticDataMemory({ companies: onlyInherited }, silent, () => true).isEmpty).toBe(
+			true,
+		);
+	});
+});
