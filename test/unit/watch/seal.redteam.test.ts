@@ -1,0 +1,94 @@
+import type { ICheckProcessedOptions } from 'n8n-workflow';
+
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../../../nodes/shared/watch/processedItemsMemory';
+
+// Red-team review of the seal: a row written in the sealed form (one entry a company) read by a run that
+// does not hold the seal (a queue-mode worker, or a main process whose static-data save was lost).
+
+function helpersOf(store: HarnessStore): ProcessedItemsStore {
+	const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
+	return {
+		checkProcessedAndRecord: async (items, scope, options) =>
+			await store.checkProcessedAndRecord(items, scope, context, options),
+		clearAllProcessedItems: async (scope) => await store.clearAllProcessedItems(scope, context),
+		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) =>
+			await store.getProcessedDataCount(scope, context, options),
+	};
+}
+
+const company = (status: string, officialName = 'Alpha GmbH'): CompanyRecord =>
+	({
+		isRegistered: true,
+		officialName,
+		status,
+		registrationDate: '2001-01-01',
+		registeredAddress: 'Hauptstr. 1',
+	}) as CompanyRecord;
+
+const keys: LookupKey[] = [0, 1, 2].map((index) => ({
+	countryCode: 'de',
+	companyId: `HRB${index}`,
+}));
+
+function watch(store: HarnessStore) {
+	let saved: Record<string, unknown> = {};
+	let day = 0;
+	/** `staticData`: 'loaded' (a main process), 'none' (a queue-mode worker) or 'lost' (loaded, save lost). */
+	return async (records: CompanyRecord[], staticData: 'loaded' | 'none' | 'lost') => {
+		day += 1;
+		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+		const notebook =
+			staticData === 'none'
+				? undefined
+				: new StaticDataMemory(data, { warn: () => undefined }, () => true);
+		const found = await detectChanges(
+			new ProcessedItemsMemory(helpersOf(store), notebook),
+			keys.map((key, itemIndex) => ({ key, record: records[itemIndex], itemIndex })),
+			[],
+			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+		);
+		if (staticData === 'loaded') saved = data;
+		return found.map((change) => `${change.itemIndex}:${change.change.event}`);
+	};
+}
+
+describe('a row written sealed, read without its seal', () => {
+	it('a queue-mode worker after a sealed main-process run reports a status change', async () => {
+		const store = new HarnessStore();
+		const run = watch(store);
+		expect(await run([company('Active'), company('Active'), company('Active')], 'loaded')).toEqual(
+			[],
+		);
+		// Sealed: the static data holds the row's seal; a change makes the row be written in the sealed form.
+		expect(
+			await run([company('Inactive'), company('Active'), company('Active')], 'loaded'),
+		).toEqual(['0:turnedInactive']);
+		expect(store.entriesOf('w', 'n')).toBe(4);
+		// The same workflow's next execution runs on a worker (no static data).
+		expect(
+			await run([company('Inactive'), company('Inactive'), company('Active')], 'none'),
+		).toEqual(['1:turnedInactive']);
+	});
+
+	it('a main process whose static-data save was lost after a sealed run reports a status change', async () => {
+		const store = new HarnessStore();
+		const run = watch(store);
+		await run([company('Active'), company('Active'), company('Active')], 'loaded');
+		await run([company('Inactive'), company('Active'), company('Active')], 'loaded');
+		// This run's save is lost: the static data keeps the seal the row no longer holds.
+		expect(await run([company('Active'), company('Active'), company('Active')], 'lost')).toEqual([
+			'0:turnedActive',
+		]);
+		expect(
+			await run([company('Active'), company('Inactive'), company('Active')], 'loaded'),
+		).toEqual(['1:turnedInactive']);
+	});
+});
