@@ -157,8 +157,8 @@ export function rateLimited(
 
 /**
  * A 429 that itself says 0 left and when the budget is back, further than TOLD_RESET_MIN_MS (a window's
- * reset of seconds or minutes, not a bucket's next token): nobody sends before then, and who cannot
- * wait that long fails now. Paced on, every request until then would meet a 429, wave after wave, and
+ * reset of seconds or minutes, not a bucket's next token), and no sooner Retry-After: nobody sends
+ * before then, and who cannot wait that long fails now. Paced on, every request until then would meet a 429, wave after wave, and
  * each wave would cut the pace the next window could be spent at.
  */
 function budgetToldSpent(
@@ -169,6 +169,14 @@ function budgetToldSpent(
 ): void {
 	if (report.remaining !== 0 || report.resetMs === undefined) return;
 	if (report.resetMs <= TOLD_RESET_MIN_MS) return;
+	// A Retry-After told for this very refusal, and sooner: the registry's word for it, over a count's
+	// reset that may be another quota's (or in another unit).
+	if (
+		report.retryAfterMs !== undefined &&
+		report.retryAfterMs > 0 &&
+		report.retryAfterMs < report.resetMs
+	)
+		return;
 	const resetAt = report.sentAt + report.resetMs;
 	if (resetAt <= state.pausedUntil) return;
 	state.quotaSpentUntil = Math.max(state.quotaSpentUntil, resetAt);
