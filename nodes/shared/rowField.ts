@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import { isSafeObjectProperty, type IExecuteFunctions } from 'n8n-workflow';
 
 /**
  * `={{ $json.name }}`, `={{ $json["name"] }}` or `={{ $json['name'] }}` and nothing else: a parameter
@@ -26,7 +26,10 @@ export function rowParameter(
 	const row = reference ? context.getInputData()[itemIndex]?.json : undefined;
 	if (reference && row) {
 		const field = reference[1] ?? reference[2] ?? reference[3];
-		const value: unknown = Object.hasOwn(row, field) ? row[field] : undefined;
+		// A name n8n refuses to read (`__proto__`, `constructor`, ...) gets n8n's error, as before (an
+		// n8n whose n8n-workflow lacks the check: every field goes to n8n).
+		const readable = typeof isSafeObjectProperty === 'function' && isSafeObjectProperty(field);
+		const value: unknown = readable && Object.hasOwn(row, field) ? row[field] : undefined;
 		if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
 			return value;
 	}
