@@ -92,3 +92,37 @@ describe('a row written sealed, read without its seal', () => {
 		).toEqual(['1:turnedInactive']);
 	});
 });
+
+describe('two overlapping executions, their static data saved in the other order', () => {
+	it("a name change after them is reported: the static data is the first's, the row the second's", async () => {
+		const store = new HarnessStore();
+		let saved: Record<string, unknown> = {};
+		const execute = async (records: CompanyRecord[], day: number) => {
+			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+			const notebook = new StaticDataMemory(data, { warn: () => undefined }, () => true);
+			const found = await detectChanges(
+				new ProcessedItemsMemory(helpersOf(store), notebook),
+				keys.map((key, itemIndex) => ({ key, record: records[itemIndex], itemIndex })),
+				[],
+				{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			);
+			return { data, events: found.map((change) => `${change.itemIndex}:${change.change.event}`) };
+		};
+		saved = (await execute([company('Active'), company('Active'), company('Active')], 1)).data;
+		saved = (await execute([company('Inactive'), company('Active'), company('Active')], 2)).data;
+		// A and B at once, from the same sealed static data; n8n saves B's first and A's last.
+		const [a, b] = await Promise.all([
+			execute([company('Inactive'), company('Inactive'), company('Active')], 3),
+			execute([company('Inactive'), company('Inactive'), company('Active')], 3),
+		]);
+		// The change is reported once between them.
+		expect([...a.events, ...b.events]).toEqual(['1:turnedInactive']);
+		saved = b.data;
+		saved = a.data;
+		const next = await execute(
+			[company('Inactive'), company('Inactive'), company('Active', 'Alpha AG')],
+			4,
+		);
+		expect(next.events).toEqual(['2:detailsChanged']);
+	});
+});
