@@ -1,7 +1,8 @@
 import { seededRandom } from '../../../../bench/sim/random';
 import { SimulatedRegistry, type RegistrySpec } from '../../../../bench/sim/registry';
-import { runSheet } from '../../../../bench/sim/sheet';
+import { NODE_DEFAULTS, runSheet } from '../../../../bench/sim/sheet';
 import { VirtualClock } from '../../../../bench/sim/virtualClock';
+import { runBatch, type LookupOutcome } from '../../../../nodes/shared/transport/batchRunner';
 import type { RegistryRequest } from '../../../../nodes/shared/transport/registryRequest';
 import { RateController } from '../../../../nodes/shared/transport/rateControl';
 
@@ -13,7 +14,10 @@ beforeEach(() => {
 	RateController.forgetAll();
 });
 
-function lyingRegistry(retryAfter: RegistrySpec['retryAfter']): RegistryRequest {
+function lyingRegistry(
+	retryAfter: RegistrySpec['retryAfter'],
+	resetSeconds = 3600,
+): RegistryRequest {
 	const sim = new SimulatedRegistry(
 		clock,
 		{
@@ -34,7 +38,11 @@ function lyingRegistry(retryAfter: RegistrySpec['retryAfter']): RegistryRequest 
 		if (answer.kind !== 'response' || answer.status !== 429) return answer;
 		return {
 			...answer,
-			headers: { ...answer.headers, 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '3600' },
+			headers: {
+				...answer.headers,
+				'x-ratelimit-remaining': '0',
+				'x-ratelimit-reset': String(resetSeconds),
+			},
 		};
 	};
 }
@@ -47,5 +55,34 @@ describe('a 429 that says 0 left and a reset an hour ahead', () => {
 		expect(failed).toEqual([]);
 		// 20 at once, then 20 a second: some 9 s.
 		expect(clock.now() - startedAt).toBeLessThan(30_000);
+	});
+});
+
+describe('cancelled while waiting for a reset a 429 told', () => {
+	it('every row ends at the cancellation, none stranded', async () => {
+		// No Retry-After, 0 left, reset 50 s ahead: within the Max Rate-Limit Wait, so the sheet waits.
+		const request = lyingRegistry('none', 50);
+		const cancel = new AbortController();
+		const startedAt = clock.now();
+		const sheet = runBatch(
+			200,
+			(index) => ({ countryCode: 'de', companyId: `c-${index}` }),
+			{ registryKey: 'sim cancel', ...NODE_DEFAULTS },
+			{
+				request,
+				tokenWasStored: true,
+				clock,
+				random: seededRandom(7),
+				grantedScopes: async () => undefined,
+				reloadCredential: async () => {},
+				cancelSignal: cancel.signal,
+			},
+			{ stopAtFirstFailure: false },
+		);
+		void clock.sleep(5_000).then(() => cancel.abort());
+		const outcomes = (await clock.run(sheet)) as LookupOutcome[];
+		const kinds = new Set(outcomes.map((outcome) => outcome.kind));
+		expect([...kinds].sort()).toEqual(['cancelled', 'record']);
+		expect(clock.now() - startedAt).toBeLessThan(6_000);
 	});
 });
