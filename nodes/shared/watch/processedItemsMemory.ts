@@ -24,13 +24,6 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * first, so a company whose status entry survived kept its name and address entries too. One whose
  * status entry was dropped is unknown: a new baseline, never a false change.
  *
- * The seal (n8n hashes every value, 2 µs each: four entries a company cost 1 s at 100,000): step 3 writes
- * last a random seal, and the static data is saved with it once the store has answered. Where the row
- * still holds the static data's seal, the static data is exactly what the row was written with: it is the
- * memory, only the seal and the full entries of the companies that differ from it are asked (one call;
- * those held were recorded by an overlapping run, which reported them), and the row is written with one
- * entry a company. Else (a worker, a lost save, a row rewritten meanwhile) steps 1 to 3 as above.
- *
  * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
  * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
  * next run would take them as known, and never report the change); a failure after the clear writes back
@@ -45,10 +38,7 @@ export type ProcessedItemsStore = Pick<
 > &
 	Partial<Pick<DeduplicationHelperFunctions, 'removeProcessed'>>;
 
-/**
- * Four entries a registered company: room for 125,000 companies; beyond, where the store alone is the
- * memory, the first of the list start a new baseline each run. Sealed, one entry: 500,000.
- */
+/** Four entries a registered company: room for 125,000 companies; beyond, the first of the list start a new baseline each run. */
 const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };
 
 const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
