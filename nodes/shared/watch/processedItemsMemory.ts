@@ -73,26 +73,6 @@ const sameState = (a: Omit<CompanySnapshot, 'd'>, b: Omit<CompanySnapshot, 'd'>)
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */
 const detailsUnknownEntry = (id: string) => `[${json(id)},"details","unknown"]`;
 
-/**
- * A changed company's full entries that a row written in the sealed form (one entry a company, no status
- * entry) may hold, read without its seal (a queue-mode worker, a lost static-data save): its other status
- * with the same name and address, and the static data's snapshot.
- */
-function sealedFormCandidates(
-	id: string,
-	now: Omit<CompanySnapshot, 'd'>,
-	before?: Omit<CompanySnapshot, 'd'>,
-): Array<[string, Omit<CompanySnapshot, 'd'>]> {
-	const snapshots: Array<Omit<CompanySnapshot, 'd'>> = (['A', 'I'] as const)
-		.filter((status) => status !== now.s)
-		.map((status) => ({ s: status, n: now.n, a: now.a }));
-	if (before && before.s !== 'N' && !snapshots.some((snapshot) => sameState(snapshot, before)))
-		snapshots.push({ s: before.s, n: before.n, a: before.a });
-	return snapshots
-		.filter((snapshot) => !sameState(snapshot, now))
-		.map((snapshot) => [fullEntry(id, snapshot), snapshot]);
-}
-
 function fullEntry(
 	id: string,
 	snapshot: Omit<CompanySnapshot, 'd'>,
@@ -301,7 +281,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 							addressEntry(id, now.a),
 							detailsUnknownEntry(id),
 							...(before ? [nameEntry(id, before.n), addressEntry(id, before.a)] : []),
-							...sealedFormCandidates(id, now, before).map(([entry]) => entry),
 						];
 					}),
 					...statusOnly.flatMap((id) => [
@@ -346,17 +325,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 			if (status === undefined) {
 				// Unknown to the store. Only where the store has never held anything is the static data the memory.
 				if (storeIsNew && before) known.set(id, { previous: before });
-				else if (!storeIsNew) {
-					// A row written in the sealed form holds full entries only: one of them may still say it.
-					const held = sealedFormCandidates(id, now, before).filter(([entry]) =>
-						answers.has(entry),
-					);
-					if (held.length === 1) {
-						const [, snapshot] = held[0];
-						known.set(id, { previous: { ...snapshot, ...(before ? { d: before.d } : {}) } });
-						this.previousOfChanged.set(id, entriesOf(id, snapshot));
-					}
-				}
 				continue;
 			}
 			const detailsUnknown = answers.has(detailsUnknownEntry(id));
