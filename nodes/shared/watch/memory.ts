@@ -141,23 +141,10 @@ export class StaticDataMemory implements WatchMemory {
 		return known;
 	}
 
-	/**
-	 * The seal of the processed-items store's row that was written with these companies (see
-	 * processedItemsMemory.ts): while the row still holds it, this memory is that row's, and exact.
-	 */
-	get seal(): string | undefined {
-		const seal = this.staticData.storeSeal;
-		return typeof seal === 'string' ? seal : undefined;
-	}
-
-	/** `seal`: the store's row written with these companies; without it, the memory is not the row's. */
 	async remember(
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
-		seal?: string,
 	): Promise<void> {
-		if (seal === undefined) delete this.staticData.storeSeal;
-		else this.staticData.storeSeal = seal;
 		const next: Record<string, CompanySnapshot> = {};
 		const failed = new Set(unchecked);
 		for (const [id, snapshot] of this.companies) {

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 
 import type { Recollection, StaticDataMemory, WatchMemory } from './memory';
@@ -63,13 +61,6 @@ const addressEntry = (
 	idJson = json(id),
 	addressJson = json(address),
 ) => `[${idJson},"address",${addressJson}]`;
-/**
- * The seal of a row: written last with the companies' entries, and saved in the static data with them.
- * Where the row still holds the notebook's seal, the notebook is what that row was written with.
- */
-const sealEntry = (seal: string) => `["memory","sealed",${json(seal)}]`;
-const sameState = (a: Omit<CompanySnapshot, 'd'>, b: Omit<CompanySnapshot, 'd'>) =>
-	a.s === b.s && a.n === b.n && a.a === b.a;
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */
 const detailsUnknownEntry = (id: string) => `[${json(id)},"details","unknown"]`;
 
@@ -121,7 +112,7 @@ function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 export class ProcessedItemsMemory implements WatchMemory {
 	/** What `remember` writes for companies this run could not check (or did not name): their previous entries. */
 	private carried: string[] = [];
-	/** What step 3 writes for the companies named now, made once a run (in recall; in remember when sealed). */
+	/** What step 3 writes for the companies named now, made once a run (in recall). */
 	private currentEntries: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
@@ -136,14 +127,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private rowIsCurrent = false;
 	/** How many entries the store held before this run. */
 	private heldBefore = 0;
-	/** The notebook's seal, where the store's row still held it: the notebook is then the row's, and exact. */
-	private sealed: string | undefined;
-	/**
-	 * Whether the notebook, once this run saved it, knows no company otherwise than the row: it may then be
-	 * sealed. Not where it keeps a company the store could not confirm (one not checked now, whose old
-	 * snapshot the row does not hold): its snapshot may be older than the row's, and would be a false change.
-	 */
-	private notebookConfirmed = false;
 
 	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
 	constructor(
@@ -155,78 +138,16 @@ export class ProcessedItemsMemory implements WatchMemory {
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
 	): Promise<ReadonlyMap<string, Recollection>> {
+		const saved = (id: string) => this.notebook?.saved(id);
 		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
 		// only). Then nothing is asked of it, and only the static data can be the memory.
 		this.heldBefore = await this.call(
 			async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
 		);
 		const storeIsNew = this.heldBefore === 0;
-		this.sealed = undefined;
-		this.recordedNew = [];
-		this.previousOfChanged = new Map();
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])].filter(
 			(id) => !current.has(id),
 		);
-		const seal = this.notebook?.seal;
-		if (storeIsNew || seal === undefined) return await this.recallFromStore(current, absent);
-		const asked = await this.askSealed(current, absent, seal);
-		return asked.known ?? (await this.recallFromStore(current, absent, asked.answered));
-	}
-
-	/**
-	 * Where the notebook says which row it was saved with: asks whether the row still holds that seal, and
-	 * records the full entries of the companies that differ from the notebook (so that an overlapping run
-	 * that found the same change first is not repeated). Sealed: the notebook is the memory, the others are
-	 * unchanged, and nothing else is asked. Not: the answers go on to the store's own recall.
-	 */
-	private async askSealed(
-		current: ReadonlyMap<string, CompanySnapshot>,
-		absent: readonly string[],
-		seal: string,
-	): Promise<{ known?: Map<string, Recollection>; answered: Map<string, boolean> }> {
-		const notebook = this.notebook!;
-		const differing: string[] = [];
-		const entries = [sealEntry(seal)];
-		for (const [id, now] of current) {
-			const before = notebook.saved(id);
-			if (before && sameState(before, now)) continue;
-			differing.push(id);
-			entries.push(fullEntry(id, now));
-		}
-		const fresh = await this.record(entries);
-		for (const entry of fresh) this.recordedNew.push(entry);
-		const answered = new Map(entries.map((entry) => [entry, fresh.has(entry)]));
-		if (fresh.has(entries[0])) return { answered };
-
-		this.sealed = seal;
-		this.notebookConfirmed = true;
-		const changed = new Set(differing.filter((_id, index) => fresh.has(entries[index + 1])));
-		this.changed = changed;
-		this.rowIsCurrent = fresh.size === 0;
-		this.currentEntries = [];
-		const known = new Map<string, Recollection>();
-		for (const [id, now] of current) {
-			const before = notebook.saved(id);
-			// Held though the notebook differs: an overlapping run recorded it, and reported the change.
-			if (!changed.has(id))
-				known.set(id, { previous: before && sameState(before, now) ? before : now });
-			else if (before) known.set(id, { previous: before });
-		}
-		this.carried = absent.flatMap((id) => {
-			const snapshot = notebook.saved(id);
-			return snapshot ? [fullEntry(id, snapshot)] : [];
-		});
-		return { known, answered };
-	}
-
-	/** The store's own recall: steps 1 and 2 above. `answered`: entries asked already, and whether they were new. */
-	private async recallFromStore(
-		current: ReadonlyMap<string, CompanySnapshot>,
-		absent: readonly string[],
-		answered?: ReadonlyMap<string, boolean>,
-	): Promise<ReadonlyMap<string, Recollection>> {
-		const saved = (id: string) => this.notebook?.saved(id);
-		const storeIsNew = this.heldBefore === 0;
 
 		// 1. The full entries: one per company named now, and the static data's for those not checked.
 		this.currentEntries = [];
@@ -242,18 +163,12 @@ export class ProcessedItemsMemory implements WatchMemory {
 		});
 		// Most companies are unchanged: the few new entries are what a run has to look at.
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
+		this.recordedNew = [];
+		this.previousOfChanged = new Map();
 		const firstNew = storeIsNew
 			? undefined
-			: await this.record(
-					fullEntries.concat(notebookEntries).filter((entry) => !answered?.has(entry)),
-				).catch(async (error: unknown) => {
-					await this.undoRecorded();
-					throw error;
-				});
-		if (firstNew) {
-			for (const entry of firstNew) this.recordedNew.push(entry);
-			if (answered) for (const [entry, isNew] of answered) if (isNew) firstNew.add(entry);
-		}
+			: await this.record(fullEntries.concat(notebookEntries));
+		if (firstNew) this.recordedNew = [...firstNew];
 		const changed = firstNew ? ids.filter((_id, index) => firstNew.has(fullEntries[index])) : ids;
 		const carriedWhole = firstNew
 			? absent.filter((id) => {
@@ -263,7 +178,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 			: [];
 		const carriedWholeSet = new Set(carriedWhole);
 		const statusOnly = absent.filter((id) => !carriedWholeSet.has(id));
-		this.notebookConfirmed = storeIsNew || statusOnly.every((id) => saved(id) === undefined);
 
 		// 2. For the rest: each status, and the names and addresses that may have been.
 		const questions = storeIsNew
@@ -297,11 +211,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Every entry step 3 would write was held (unchanged companies hold their four: the full entry is
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
 		this.rowIsCurrent = !storeIsNew && firstNew?.size === 0 && secondNew.size === 0;
-		// Only entries asked in step 2 are looked up here; one step 1 recorded (a company not registered: its
-		// full entry is its status entry) was not held before this run.
-		const answers = {
-			has: (entry: string) => !storeIsNew && !secondNew.has(entry) && !firstNew?.has(entry),
-		};
+		// Only entries asked in step 2 are looked up here.
+		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** `now`: the status a changed company has now, whose entry step 1 found missing (and did not ask again). */
 		const statusOf = (id: string, now?: CompanySnapshot['s']) => {
 			const held = STATUSES.filter((status) =>
@@ -379,48 +290,30 @@ export class ProcessedItemsMemory implements WatchMemory {
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
 	): Promise<void> {
-		// `current` is what recall was given: its entries were made there (sealed: one each, made here).
-		let entries: string[];
-		if (this.sealed === undefined) entries = this.carried.concat(this.currentEntries);
-		else {
-			entries = [...this.carried];
-			for (const [id, snapshot] of current) entries.push(fullEntry(id, snapshot));
-		}
-		let seal = this.sealed;
-		// Nothing changed and nothing is to be dropped: the row (and its seal) stays as it is (a quiet run
-		// writes nothing).
-		if (!this.rowIsCurrent || entries.length + 1 !== this.heldBefore) {
-			// 3. Written anew: entries of companies no longer named, and old values, go with the old row. The
-			// seal last: n8n's trimming drops it last.
-			seal = randomUUID();
-			entries.push(sealEntry(seal));
+		// `current` is what recall was given: its entries were made there.
+		const entries = this.carried.concat(this.currentEntries);
+		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
+		if (!this.rowIsCurrent || entries.length !== this.heldBefore) {
+			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
 			).catch(async (error: unknown) => {
 				await this.undoRecorded();
 				throw error;
 			});
-			await this.write(entries).catch(async (error: unknown) => {
+			await this.record(entries).catch(async (error: unknown) => {
 				// The row is gone: the last run's entries, as recall learned them, are written back.
-				await this.write(this.previousEntries(current)).catch(() => undefined);
+				await this.record(this.previousEntries(current)).catch(() => undefined);
 				throw error;
 			});
 		}
-		// The notebook changes only once the store has answered; it is sealed with the row it was saved with.
-		await this.notebook?.remember(current, unchecked, this.notebookConfirmed ? seal : undefined);
+		// The notebook changes only once the store has answered.
+		await this.notebook?.remember(current, unchecked);
 	}
 
 	/** The last run's entries as recall learned them: the unchanged companies' are this run's. */
 	private previousEntries(current: ReadonlyMap<string, CompanySnapshot>): string[] {
 		const entries = [...this.carried];
-		if (this.sealed !== undefined) {
-			for (const [id, snapshot] of current) {
-				const before = this.changed.has(id) ? this.notebook?.saved(id) : snapshot;
-				if (before) entries.push(fullEntry(id, before));
-			}
-			entries.push(sealEntry(this.sealed));
-			return entries;
-		}
 		for (const [id, snapshot] of current) {
 			const previous = this.previousOfChanged.get(id);
 			if (previous) entries.push(...previous);
@@ -439,14 +332,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 		await this.call(
 			async () => await removeProcessed(this.recordedNew, 'node', STORE_OPTIONS),
 		).catch(() => undefined);
-	}
-
-	/** Records entries, where what the store held before does not matter (a row written anew). */
-	private async write(entries: string[]): Promise<void> {
-		if (entries.length === 0) return;
-		await this.call(
-			async () => await this.store.checkProcessedAndRecord(entries, 'node', STORE_OPTIONS),
-		);
 	}
 
 	/** Records entries; returns those the store did not hold before (the few, in a run where little changed). */
