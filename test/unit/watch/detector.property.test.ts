@@ -116,7 +116,10 @@ function simulate(seed: number, variant: Variant) {
 	/** The model: each company's record at its last successful check, and whether it was checked in the last run. */
 	const remembered = new Map<number, CompanyRecord>();
 	let checkedLastRun = new Set<number>();
-	/** Whether n8n failed to save the static data of a run so far (then the row knows more than the notebook). */
+	/**
+	 * Whether a run's static data was lost so far: the notebook is then older than the row, and a change
+	 * back to what the notebook still says can go unreported (a known gap: never a false change, though).
+	 */
 	let aSaveWasLost = false;
 	const runs = 4 + Math.floor(random() * 10);
 	const problems: string[] = [];
@@ -154,9 +157,10 @@ function simulate(seed: number, variant: Variant) {
 				[...failing].map((index) => companies[index].key),
 				{ now, reportFirstSightings: false },
 			);
-			// Some runs' static data is lost (n8n could not save it, or a later node failed the execution).
-			if (variant === 'store with static data, some saves lost' && random() < 0.25)
-				aSaveWasLost = true;
+			// Some runs' static data is lost (n8n could not save it, or a later node failed the execution):
+			// the row then knows more than the static data, and still decides.
+			const saveLost = variant === 'store with static data, some saves lost' && random() < 0.25;
+			if (saveLost) aSaveWasLost = true;
 			else if (!onWorker) saved = staticData;
 			const byIndex = new Map(found.map((change) => [change.itemIndex, change.change]));
 			for (const index of checked) {
@@ -190,14 +194,13 @@ function simulate(seed: number, variant: Variant) {
 				}
 				// With room enough, nothing is missed: always for the static data (it keeps every company); for the
 				// store alone, for companies it checked last run (it keeps only what it could check).
-				// A worker after a row written sealed (one full entry a company) finds only a change of status
-				// between active and inactive: a name, an address or a registration change is lost.
+				// A run on a worker knows only what the store's row says: every change of a company checked
+				// last run (one not checked then may have been dropped from the row).
 				const exact =
 					!capacityBound &&
-					(variant === 'store, some runs on a worker'
-						? checkedLastRun.has(index) &&
-							(expected?.event === 'turnedActive' || expected?.event === 'turnedInactive')
-						: !aSaveWasLost && (variant !== 'store on a worker' || checkedLastRun.has(index)));
+					(variant === 'store on a worker' || variant === 'store, some runs on a worker'
+						? checkedLastRun.has(index)
+						: !aSaveWasLost);
 				if (
 					exact &&
 					expected &&
@@ -269,8 +272,7 @@ describe("the processed-items store's row (issue 22)", () => {
 		expect(await run(['Active', 'Active', 'Active'], 1)).toEqual({ events: [], calls: 3 });
 		// Quiet: the count and one question.
 		expect(await run(['Active', 'Active', 'Active'], 2)).toEqual({ events: [], calls: 2 });
-		// Four entries a company, and the row's seal.
-		expect(store.entriesOf('w', 'n')).toBe(13);
+		expect(store.entriesOf('w', 'n')).toBe(12);
 		expect(await run(['Active', 'Inactive', 'Active'], 3)).toEqual({
 			events: ['turnedInactive'],
 			calls: 5,
@@ -280,7 +282,7 @@ describe("the processed-items store's row (issue 22)", () => {
 			events: ['turnedActive'],
 			calls: 5,
 		});
-		expect(store.entriesOf('w', 'n')).toBe(13);
+		expect(store.entriesOf('w', 'n')).toBe(12);
 	});
 });
 
@@ -306,6 +308,6 @@ describe('a long list the store does not know (issue 22)', () => {
 		expect(await run(1, 0)).toEqual([]);
 		// Each is asked for its status, name and address: some 200,000 questions in one call.
 		expect(await run(30_000, 1)).toEqual([]);
-		expect(store.entriesOf('w', 'n')).toBe(120_001);
+		expect(store.entriesOf('w', 'n')).toBe(120_000);
 	});
 });
