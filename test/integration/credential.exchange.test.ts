@@ -355,6 +355,7 @@ describe('the credential form', () => {
 		expect(field('authUrl')?.default).toBe('https://login.verifiet.com');
 		expect(field('audience')).toMatchObject({ type: 'string', default: '' });
 		expect(field('audience')?.required).toBeFalsy();
+		expect(field('audience')?.placeholder).toMatch(/^e\.g\. https:\/\/\S+\/v1\/$/);
 		expect(field('accessToken')).toMatchObject({
 			type: 'hidden',
 			typeOptions: { expirable: true, password: true },
