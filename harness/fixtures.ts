@@ -1,4 +1,11 @@
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import {
+	Workflow,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeTypes,
+} from 'n8n-workflow';
 
 import { DEMO_CLIENT, type Sandbox } from '../sandbox/server';
 import { Engine, loadWorkflow, type EngineResult, type WorkflowFile } from './engine';
@@ -6,6 +13,25 @@ import { Engine, loadWorkflow, type EngineResult, type WorkflowFile } from './en
 export const CREDENTIAL_ID = 'company-registry-sandbox';
 export const REGISTRY_NODE = 'Company Registry';
 export const TRIGGER_NODE = 'Company Registry Trigger';
+
+/**
+ * A workflow of one No Op node: the context n8n evaluates a credential's expressions in (the Test's
+ * request) or builds a request helper from (preAuthentication).
+ */
+export function noOpWorkflow(nodeTypes: INodeTypes): { node: INode; workflow: Workflow } {
+	const node: INode = {
+		id: 'no-op',
+		name: 'No Op',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+	return {
+		node,
+		workflow: new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes }),
+	};
+}
 
 /** An n8n instance whose one Company Registry credential points at the sandbox (or one in another process). */
 export function engineFor(

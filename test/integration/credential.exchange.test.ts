@@ -4,14 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { ExecuteContext } from 'n8n-core';
 import {
 	createRunExecutionData,
-	Workflow,
 	type ICredentialDataDecryptedObject,
 	type IHttpRequestHelper,
-	type INode,
 } from 'n8n-workflow';
 
 import { CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
 import { Engine } from '../../harness/engine';
+import { noOpWorkflow } from '../../harness/fixtures';
 
 // The credential on its own, as n8n calls it: preAuthentication with n8n-core's real httpRequest helper
 // against a token endpoint on loopback, authenticate on a request, the Test's redirect rules. Each case
@@ -65,20 +64,7 @@ function send(response: ServerResponse, status: number, body: unknown, headers =
 /** What n8n hands preAuthentication: `this.helpers.httpRequest`, n8n-core's own. */
 function requestHelper(): IHttpRequestHelper {
 	const engine = new Engine();
-	const node: INode = {
-		id: 'token',
-		name: 'Token',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
-	const workflow = new Workflow({
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes: engine.nodeTypes,
-	});
+	const { node, workflow } = noOpWorkflow(engine.nodeTypes);
 	const context = new ExecuteContext(
 		workflow,
 		node,
@@ -389,20 +375,7 @@ describe('authenticate: the Bearer header on each registry request', () => {
 });
 
 describe("the Test's request", () => {
-	const node: INode = {
-		id: '1',
-		name: 'n',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
-	const workflow = new Workflow({
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes: new Engine().nodeTypes,
-	});
+	const { node, workflow } = noOpWorkflow(new Engine().nodeTypes);
 
 	it.each([
 		['https://api.example.test', 'https://api.example.test/v1/company/de/HRB12345'],

@@ -1,8 +1,6 @@
-import { Workflow, type INode } from 'n8n-workflow';
-
 import { audienceFor, CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { REGISTRY_NODE, engineFor, runRows } from '../../harness/fixtures';
+import { REGISTRY_NODE, engineFor, noOpWorkflow, runRows } from '../../harness/fixtures';
 import { TestNodeTypes } from '../../harness/nodeTypes';
 
 // Sections 2.3, 4.1 and 5 from the credential's side.
@@ -47,20 +45,7 @@ describe('Company Registry API credential', () => {
 
 	it('its test request is a real lookup on {Base URL}/v1/, whatever slashes the Base URL ends with', () => {
 		const credential = new CompanyRegistryApi();
-		const node: INode = {
-			id: '1',
-			name: 'n',
-			type: 'n8n-nodes-base.noOp',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		};
-		const workflow = new Workflow({
-			nodes: [node],
-			connections: {},
-			active: false,
-			nodeTypes: new TestNodeTypes(),
-		});
+		const { node, workflow } = noOpWorkflow(new TestNodeTypes());
 		const baseURL = workflow.expression.getSimpleParameterValue(
 			node,
 			credential.test.request.baseURL as string,
