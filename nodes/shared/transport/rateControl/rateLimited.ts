@@ -131,6 +131,14 @@ export function rateLimited(
 			WAVE_CEILING_ABOVE * pace.rate,
 			Math.max(WAVE_CEILING_BELOW * pace.rate, admitted),
 		);
+		// The wave that ends a search from a lower bound came within a few requests of the pace passing
+		// the limit (its burst is under MIN_ANSWERS_FOR_RATE, or the first wave would have measured a
+		// rate): where one request a second is no more than one decrease of the pace, the limit is just
+		// below it. What was admitted over the last second is what the doubling sent, about 0.7 of it,
+		// and a pace that may not probe past its ceiling stayed there (bench:sim s31: 428/s, paced at
+		// 303/s). At a few a second one request is a large part: the 429s measure.
+		if (pace.lowerBound !== undefined && pace.rate * (1 - WAVE_DECREASE) >= 1)
+			pace.ceiling = Math.max(pace.ceiling, WAVE_DECREASE * pace.rate);
 		pace.lowerBound = undefined;
 		// Never below what the registry gave per pause at the first wave (asking all at once gets that).
 		pace.ceiling = Math.max(pace.ceiling, pace.floorRate);
