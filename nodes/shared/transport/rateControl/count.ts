@@ -1,5 +1,6 @@
 import {
 	ADMITTED_WHILE_SPENT,
+	LOWER_BOUND_GROWTH_PER_SECOND,
 	QUOTA_LEFT_AT_429,
 	REFILL_SPAN_MIN_MS,
 	REFILL_WINDOW_MS,
@@ -25,6 +26,12 @@ export interface CountState {
 	/** Requests started since `remaining` was told (those in flight then included). */
 	startedSinceRemaining: number;
 	refillIntervalMs: number;
+	/**
+	 * While the count says its budget is full (at its peak), the refill measured is only what we sent
+	 * (the registry refilled all of it): the interval kept shrinks with each such answer, doubling the
+	 * pace per second as a pace's lower bound does (pace.ts). Undefined once the count falls below its peak.
+	 */
+	probeIntervalMs: number | undefined;
 	/** Counts over the last REFILL_WINDOW_MS, with how many answers had come by then. */
 	samples: Log<{ at: number; remaining: number; answered: number }>;
 	confirmed: boolean;
@@ -43,6 +50,7 @@ export const noCount = (): CountState => ({
 	remainingSentAt: 0,
 	startedSinceRemaining: 0,
 	refillIntervalMs: 0,
+	probeIntervalMs: undefined,
 	samples: emptyLog(),
 	confirmed: false,
 	refuted: false,
@@ -130,4 +138,14 @@ export function recordRemaining(
 			((remaining - first.remaining + (answered - first.answered)) * 1000) / spanMs;
 		if (refillPerSecond > 0) count.refillIntervalMs = 1000 / refillPerSecond;
 	}
+	if (remaining < count.peak || count.refillIntervalMs <= 0) count.probeIntervalMs = undefined;
+	else {
+		const from = Math.min(count.probeIntervalMs ?? count.refillIntervalMs, count.refillIntervalMs);
+		count.probeIntervalMs = from * Math.pow(1 + LOWER_BOUND_GROWTH_PER_SECOND, -from / 1000);
+	}
+}
+
+/** How long apart the count's pace starts requests once its budget is nearly spent (0: unknown). */
+export function countIntervalMs(count: CountState): number {
+	return count.probeIntervalMs ?? count.refillIntervalMs;
 }

@@ -1,4 +1,4 @@
-import { budgetLeft } from './count';
+import { budgetLeft, countIntervalMs } from './count';
 import { creditDue, pacedStart, startOnCredit } from './pace';
 import type { ControlState } from './state';
 import { copyWindow, resetDue, waitingForReset, windowNextStart, type WindowState } from './window';
@@ -31,7 +31,7 @@ export function limitOf(state: ControlState, now: number): Limit {
 	if (state.window) return { kind: 'window', window: state.window };
 	const left = budgetLeft(state.count, now);
 	if (left !== undefined)
-		return { kind: 'headerBudget', left, refillIntervalMs: state.count.refillIntervalMs };
+		return { kind: 'headerBudget', left, refillIntervalMs: countIntervalMs(state.count) };
 	if (state.pace.rate !== undefined) return { kind: 'paced', rate: state.pace.rate };
 	return { kind: 'unknown' };
 }
