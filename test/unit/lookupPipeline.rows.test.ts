@@ -22,8 +22,8 @@ type Context = Parameters<typeof lookUpRows>[0];
 type Rows = Parameters<typeof lookUpRows>[1];
 type Failed = Extract<CompanyRow, { kind: 'failed' }>;
 
-/** A registry's answer to one request, or `hang`: no answer until the request is aborted. */
-type Answer = { status: number; body?: unknown } | 'hang';
+/** A registry's answer to one request. */
+type Answer = { status: number; body?: unknown };
 type Script = (path: string, token: string) => Answer | Promise<Answer>;
 
 const CREDENTIAL = { id: 'cred-7', name: 'Registry (test)' };
@@ -57,19 +57,6 @@ function standIn(script: Script, credentialData: ICredentialDataDecryptedObject 
 	const inputData = [{ json: {} }];
 	const fetchToken = (data: ICredentialDataDecryptedObject) =>
 		Object.assign(data, { accessToken: fetchedToken(++tokensFetched) });
-	const answerOf = async (
-		signal: AbortSignal,
-		path: string,
-		token: string,
-	): Promise<{ status: number; body?: unknown }> => {
-		const answer = await script(path, token);
-		if (answer !== 'hang') return answer;
-		// axios's error when n8n aborts a request, wrapped as n8n wraps it.
-		await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-		throw Object.assign(new Error('canceled'), {
-			cause: { name: 'CanceledError', code: 'ERR_CANCELED' },
-		});
-	};
 	const context = {
 		getNode: () => node,
 		getInputData: () => inputData,
@@ -88,7 +75,6 @@ function standIn(script: Script, credentialData: ICredentialDataDecryptedObject 
 				throw new Error('no token exchange here: the stand-in fetches tokens itself');
 			},
 			async httpRequestWithAuthentication(
-				this: { getExecutionCancelSignal(): AbortSignal | undefined },
 				_type: string,
 				request: IHttpRequestOptions,
 				options: { credentialsDecrypted: ICredentialsDecrypted },
@@ -99,12 +85,10 @@ function standIn(script: Script, credentialData: ICredentialDataDecryptedObject 
 				const except = (request.ignoreHttpStatusErrors as { except: number[] }).except;
 				const renew = except.length > 0;
 				sent.push({ path, token: String(data.accessToken), renew, credential });
-				// registryRequest hands each request a context whose cancel signal is the request's own.
-				const signal = this.getExecutionCancelSignal() ?? AbortSignal.abort();
-				let answer = await answerOf(signal, path, String(data.accessToken));
+				let answer = await script(path, String(data.accessToken));
 				if (renew && except.includes(answer.status)) {
 					fetchToken(data);
-					answer = await answerOf(signal, path, String(data.accessToken));
+					answer = await script(path, String(data.accessToken));
 				}
 				return {
 					statusCode: answer.status,
