@@ -12,10 +12,6 @@ const targetTests = target ? TARGETS[target] : undefined;
 if (target && !targetTests)
 	throw new Error(`MUTATION_TARGET ${target} is not in test/mutation/targets.mjs`);
 
-// A module whose targets are unit tests only: they take milliseconds, so a mutant that hangs them is
-// stopped sooner than one that hangs an engine test on loopback HTTP.
-const unitTargetsOnly = targetTests?.every((path) => path.startsWith('test/unit/')) ?? false;
-
 const QUICK_SKIPS = ['reliability', 'faults', 'retryLimits', 'cancel', 'examples'].map(
 	(name) => `<rootDir>/test/integration/${name}.test.ts`,
 );
@@ -68,9 +64,8 @@ export default {
 			],
 	// Two cores, shared: one test runner and one checker at a time each.
 	concurrency: 2,
-	// The engine tests wait on loopback HTTP; on a loaded machine a slow run is not an endless loop. Unit
-	// targets get 10 s: still room for a mutant's jest run on the loaded machine (a few seconds).
-	timeoutMS: unitTargetsOnly ? 10_000 : 20_000,
+	// The engine tests wait on loopback HTTP; on a loaded machine a slow run is not an endless loop.
+	timeoutMS: 20_000,
 	timeoutFactor: 2,
 	dryRunTimeoutMinutes: 20,
 	// Static mutants (module-level constants: zod schemas, patterns, tables) run only while a module loads,
