@@ -358,8 +358,14 @@ describe('the credential form', () => {
 			typeOptions: { expirable: true, password: true },
 			default: '',
 		});
-		for (const property of credential.properties.filter(({ type }) => type !== 'hidden'))
-			expect(`${property.displayName}: ${property.description ?? ''}`).toMatch(/^\S.*: \S/);
+		// Each field shown has a label and a description (apart: a colon in the description made an empty
+		// label pass when they were checked as one text).
+		for (const property of credential.properties.filter(({ type }) => type !== 'hidden')) {
+			expect(property.displayName).toMatch(/^\S/);
+			expect(property.description ?? '').toMatch(/^\S/);
+		}
+		// A new credential prefills no Client ID or Secret a user could keep by mistake.
+		expect([field('clientId')?.default, field('clientSecret')?.default]).toEqual(['', '']);
 	});
 });
 
