@@ -344,6 +344,15 @@ describe('the tokens of a run', () => {
 		expect(credentialReads()).toBe(1);
 	});
 
+	it('the client secret and the stored token a registry echoes stay out of the records', async () => {
+		const { context } = standIn(() => ok(`Echo the-secret ${STORED_TOKEN} GmbH`));
+		const [row] = await lookUpRows(context, rowsOf(['HRB1']), {}, { stopAtFirstFailure: false });
+		const name = row.kind === 'record' ? row.record.officialName : row.kind;
+		expect(name).toMatch(/^Echo .* GmbH$/);
+		expect(name).not.toContain('the-secret');
+		expect(name).not.toContain(STORED_TOKEN);
+	});
+
 	it('every token n8n put into the credential during the run stays out of the records, not only the last', async () => {
 		// Row HRB1 meets a 401 with the stored token and is answered with the first renewed one; HRB2
 		// then meets a 401 with that one and is answered with the second: the registry echoes each.
