@@ -1,11 +1,4 @@
-import {
-	Workflow,
-	type IDataObject,
-	type INode,
-	type INodeExecutionData,
-	type INodeParameters,
-	type INodeTypes,
-} from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { DEMO_CLIENT, type Sandbox } from '../sandbox/server';
 import { Engine, loadWorkflow, type EngineResult, type WorkflowFile } from './engine';
@@ -14,24 +7,8 @@ export const CREDENTIAL_ID = 'company-registry-sandbox';
 export const REGISTRY_NODE = 'Company Registry';
 export const TRIGGER_NODE = 'Company Registry Trigger';
 
-/**
- * A workflow of one No Op node: the context n8n evaluates a credential's expressions in (the Test's
- * request) or builds a request helper from (preAuthentication).
- */
-export function noOpWorkflow(nodeTypes: INodeTypes): { node: INode; workflow: Workflow } {
-	const node: INode = {
-		id: 'no-op',
-		name: 'No Op',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
-	return {
-		node,
-		workflow: new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes }),
-	};
-}
+// In a module of its own: the credential's exchange tests need it without loading the engine.
+export { noOpWorkflow } from './noOpWorkflow';
 
 /** An n8n instance whose one Company Registry credential points at the sandbox (or one in another process). */
 export function engineFor(

@@ -79,6 +79,11 @@ const score = (t: Tally) => {
 	const valid = t.detected + t.survived + t.noCoverage;
 	return valid === 0 ? 100 : (100 * t.detected) / valid;
 };
+const add = (into: Tally, from: Tally) => {
+	for (const [key, value] of Object.entries(from)) into[key as keyof Tally] += value;
+};
+const tallyLine = (name: string, t: Tally) =>
+	`  ${name.padEnd(52)} score=${score(t).toFixed(1)}% mutants=${t.mutants} survived=${t.survived} no_coverage=${t.noCoverage} equivalent=${t.equivalent} ignored_static=${t.ignored}`;
 
 /** The modules that have their own targeting tests (test/mutation/targets.mjs). */
 async function targets(): Promise<Record<string, string[]>> {
@@ -92,7 +97,8 @@ async function main(): Promise<number> {
 	const started = Date.now();
 	// --summary-only: the figures of the last report, without running Stryker again.
 	const summaryOnly = process.argv.includes('--summary-only');
-	// --each: every module of test/mutation/targets.mjs in turn, each against its own tests.
+	// --each: every module of test/mutation/targets.mjs in turn, each against its own tests; then the
+	// score per folder and in all, over every module.
 	const each = process.argv.includes('--each');
 	// --quick: without the tests that wait on real time (stryker.config.mjs, QUICK_SKIPS).
 	// --unit: the unit tests alone.
@@ -112,13 +118,21 @@ async function main(): Promise<number> {
 	const env = { ...process.env, ...(selection ? { MUTATION_TESTS: selection.slice(2) } : {}) };
 	if (!each) return summarise(runStryker(summaryOnly, args, env, target), started).status;
 	const totals = emptyTally();
+	const folders = new Map<string, Tally>();
 	let status = 0;
 	for (const module of Object.keys(known)) {
 		const moduleStarted = Date.now();
 		const result = summarise(runStryker(false, args, env, module), moduleStarted);
 		status ||= result.status;
-		for (const [key, value] of Object.entries(result.total)) totals[key as keyof Tally] += value;
+		add(totals, result.total);
+		for (const [folder, tally] of result.byFolder) {
+			const into = folders.get(folder) ?? emptyTally();
+			folders.set(folder, into);
+			add(into, tally);
+		}
 	}
+	console.log('mutation: each module against its own tests, by folder');
+	for (const [folder, tally] of [...folders].sort()) console.log(tallyLine(folder, tally));
 	console.log(
 		`mutation: each module against its own tests: score=${score(totals).toFixed(1)}% mutants=${totals.mutants} survived=${totals.survived} no_coverage=${totals.noCoverage} equivalent=${totals.equivalent} ignored_static=${totals.ignored} wall_s=${Math.round((Date.now() - started) / 1000)}`,
 	);
@@ -143,28 +157,29 @@ function readReport(): Report | undefined {
 	return existsSync(REPORT) ? (JSON.parse(readFileSync(REPORT, 'utf8')) as Report) : undefined;
 }
 
-function summarise(strykerStatus: number, started: number): { status: number; total: Tally } {
+function summarise(
+	strykerStatus: number,
+	started: number,
+): { status: number; total: Tally; byFolder: Map<string, Tally> } {
 	const wallSeconds = Math.round((Date.now() - started) / 1000);
 	const report = readReport();
 	if (!report) {
 		console.error('mutation: Stryker wrote no report');
-		return { status: strykerStatus || 1, total: emptyTally() };
+		return { status: strykerStatus || 1, total: emptyTally(), byFolder: new Map<string, Tally>() };
 	}
 	const { total, byFile, byFolder, left } = tallyOf(report);
 	if (left.length > 0)
 		console.log(
 			`mutation: ${left.length} mutants not detected and not listed as equivalent:\n${left.join('\n')}`,
 		);
-	const line = (name: string, t: Tally) =>
-		`  ${name.padEnd(52)} score=${score(t).toFixed(1)}% mutants=${t.mutants} survived=${t.survived} no_coverage=${t.noCoverage} equivalent=${t.equivalent} ignored_static=${t.ignored}`;
 	console.log('mutation: by file');
-	for (const [file, t] of [...byFile].sort()) console.log(line(file, t));
+	for (const [file, t] of [...byFile].sort()) console.log(tallyLine(file, t));
 	console.log('mutation: by folder');
-	for (const [folder, t] of [...byFolder].sort()) console.log(line(folder, t));
+	for (const [folder, t] of [...byFolder].sort()) console.log(tallyLine(folder, t));
 	console.log(
 		`mutation: score=${score(total).toFixed(1)}% mutants=${total.mutants} survived=${total.survived} no_coverage=${total.noCoverage} equivalent=${total.equivalent} ignored_static=${total.ignored} wall_s=${wallSeconds}`,
 	);
-	return { status: strykerStatus, total };
+	return { status: strykerStatus, total, byFolder };
 }
 
 function tallyOf(report: Report) {

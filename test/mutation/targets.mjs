@@ -39,12 +39,12 @@ export const TARGETS = {
 		'test/unit/transport/retryDecision.test.ts',
 		'test/unit/transport/retry.edges.test.ts',
 	],
-	// The pipeline's routing: its unit tests (no request sent) and the router's catch-all in the engine.
-	// Rows that are looked up are routed in the engine tests of the operations (lookup.operation and
-	// others, minutes a mutant): not here, so this score is a floor.
+	// The pipeline's routing: its unit tests, and the rows that are looked up against a stand-in for n8n's
+	// request helper (lookupPipeline.rows). The router's engine test killed no mutant of it the unit tests
+	// did not (run of this session), and loading it cost every mutant seconds.
 	'nodes/shared/lookupPipeline.ts': [
 		'test/unit/lookupPipeline.test.ts',
 		'test/unit/lookupPipeline.edges.test.ts',
-		'test/integration/router.test.ts',
+		'test/unit/lookupPipeline.rows.test.ts',
 	],
 };

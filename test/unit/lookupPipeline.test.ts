@@ -1,5 +1,12 @@
-import { lookupSettings, lookUpRows, redactRecord } from '../../nodes/shared/lookupPipeline';
+import {
+	inputRows,
+	lookupSettings,
+	lookUpRows,
+	redactRecord,
+	sharedOptions,
+} from '../../nodes/shared/lookupPipeline';
 import type { CompanyRecord } from '../../nodes/shared/model/companyRecord';
+import { LookupInputError } from '../../nodes/shared/model/lookupKey';
 
 describe('a record on its way to an output', () => {
 	const token = 'opaque-token-0123456789';
@@ -73,5 +80,82 @@ describe('rows of a stopped execution', () => {
 			'cancelled',
 		]);
 		expect(results.map((row) => row.itemIndex)).toEqual([0, 1, 2]);
+	});
+});
+
+describe("the node's parameters, read as rows and options", () => {
+	/** A node whose parameters are `parameters`; getNodeParameter answers from `values` (per row where a list). */
+	const contextOf = (
+		parameters: Record<string, unknown>,
+		values: Record<string, unknown>,
+		rows: Array<Record<string, unknown>> = [{}],
+	) => {
+		const reads: string[] = [];
+		const context = {
+			getNode: () => ({ name: 'Company Registry', parameters }),
+			getInputData: () => rows.map((json) => ({ json })),
+			getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => {
+				reads.push(`${name}@${itemIndex}`);
+				const value = values[name];
+				const own = Array.isArray(value) ? value[itemIndex] : value;
+				return own === undefined ? fallback : own;
+			},
+		};
+		return { context: context as unknown as Parameters<typeof sharedOptions>[0], reads };
+	};
+
+	it('options: each one set, for row 0, except Language; without a collection, the collection', () => {
+		const set = { timeout: 5, maxAttempts: 2, language: '={{ $json.language }}' };
+		const { context, reads } = contextOf(
+			{ options: set },
+			{ 'options.timeout': 9, 'options.maxAttempts': 4, options: { timeout: 1 } },
+		);
+		expect(sharedOptions(context)).toStrictEqual({ timeout: 9, maxAttempts: 4 });
+		expect(reads).toEqual(['options.timeout@0', 'options.maxAttempts@0']);
+		for (const options of [undefined, null, ['timeout']]) {
+			const whole = contextOf({ options }, { options: { timeout: 1 } });
+			expect(sharedOptions(whole.context)).toStrictEqual({ timeout: 1 });
+			expect(whole.reads).toEqual(['options@0']);
+		}
+	});
+
+	it('rows: a Language set once is read once; State only for United States rows', () => {
+		const { context, reads } = contextOf(
+			{ country: '={{ $json.country }}', options: { language: 'de' } },
+			{
+				country: ['DE', 'US', 'Atlantis'],
+				companyId: ['HRB1', 'C2', 'X'],
+				state: ['by', 'de', 'zz'],
+				'options.language': 'de',
+			},
+			[{}, {}, {}],
+		);
+		const rows = inputRows(context);
+		expect(rows.count).toBe(3);
+		expect(rows.keyAt(0)).toStrictEqual({
+			countryCode: 'de',
+			companyId: 'HRB1',
+			languageCode: 'de',
+		});
+		expect(rows.keyAt(1)).toMatchObject({ countryCode: 'us', stateCode: 'de', languageCode: 'de' });
+		expect(() => rows.keyAt(2)).toThrow(LookupInputError);
+		expect(reads.filter((read) => read.startsWith('options.language'))).toEqual([
+			'options.language@0',
+		]);
+		expect(reads.filter((read) => read.startsWith('state'))).toEqual(['state@1']);
+	});
+
+	it('rows: a Language given as an expression is read for each row', () => {
+		const { context, reads } = contextOf(
+			{ options: { language: '={{ $json.language }}' } },
+			{ country: 'DE', companyId: 'HRB1', 'options.language': ['en', 'fr'] },
+			[{}, {}],
+		);
+		const rows = inputRows(context);
+		expect([rows.keyAt(0).languageCode, rows.keyAt(1).languageCode]).toEqual(['en', 'fr']);
+		expect(reads.filter((read) => read.startsWith('options.language'))).toEqual([
+			'options.language@0',
+			'options.language@1',
+		]);
 	});
 });
