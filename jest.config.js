@@ -16,5 +16,6 @@ module.exports = {
 	maxWorkers: 3,
 	testSequencer: '<rootDir>/test/slowFirstSequencer.js',
 	setupFiles: ['<rootDir>/test/setupEnv.js'],
+	globalSetup: '<rootDir>/test/globalSetup.js',
 	reporters: ['default', '<rootDir>/test/summaryReporter.js'],
 };
