@@ -6,8 +6,8 @@ module.exports = {
 	// The end-to-end checks run a real n8n (npm run test:n8n, test:queue), never under jest.
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
 	transform: {
-		// Type checking is `npm run typecheck`'s job; here ts-jest only transpiles, which keeps runs fast.
-		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+		// Type checking is `npm run typecheck`'s job; here esbuild only strips the types (test/transform.js).
+		'^.+\\.ts$': '<rootDir>/test/transform.js',
 	},
 	testTimeout: 60_000,
 	// Three workers on the two-core machine: an engine test file spends more of its time waiting (the
@@ -16,5 +16,6 @@ module.exports = {
 	maxWorkers: 3,
 	testSequencer: '<rootDir>/test/slowFirstSequencer.js',
 	setupFiles: ['<rootDir>/test/setupEnv.js'],
+	globalSetup: '<rootDir>/test/globalSetup.js',
 	reporters: ['default', '<rootDir>/test/summaryReporter.js'],
 };

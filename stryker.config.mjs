@@ -39,7 +39,7 @@ export default {
 			...(targetTests ? { testMatch: targetTests.map((path) => `<rootDir>/${path}`) } : {}),
 		},
 	},
-	// ts-jest only transpiles (diagnostics off), so mutants need no @ts-nocheck; and a file left untouched
+	// jest's transform only strips the types (test/transform.js), so mutants need no @ts-nocheck; and a file left untouched
 	// stays byte for byte what it was (test/unit/model/countries.test.ts compares the generated table).
 	disableTypeChecks: false,
 	// Each mutant runs only the tests that executed its code (the engine tests included).
@@ -47,7 +47,7 @@ export default {
 	// MUTATION_CHECKER=off: no type check of each mutant (on a busy machine it costs more than the tests of
 	// one module); a mutant that would not compile then counts by what the tests make of it.
 	checkers: process.env.MUTATION_CHECKER === 'off' ? [] : ['typescript'],
-	// Only the shipped code: type errors a mutant makes in a test do not matter (ts-jest only transpiles).
+	// Only the shipped code: type errors a mutant makes in a test do not matter (jest only strips types).
 	tsconfigFile: 'tsconfig.mutation.json',
 	typescriptChecker: { prioritizePerformanceOverAccuracy: true },
 	mutate: target

@@ -1,4 +1,6 @@
 import {
+	createPrivateKey,
+	createPublicKey,
 	createSign,
 	createVerify,
 	generateKeyPairSync,
@@ -22,6 +24,24 @@ type TokenCheck = { valid: true; claims: AccessTokenClaims } | { valid: false; r
 
 const base64url = (input: Buffer | string) => Buffer.from(input).toString('base64url');
 
+let keyPair: { privateKey: KeyObject; publicKey: KeyObject } | undefined;
+
+/**
+ * The signing key: SANDBOX_SIGNING_KEY (a PKCS#8 PEM) when set, as the tests' jest setup sets it once for
+ * every sandbox they start (making a key costs about a second of CPU); else one made at first use. Each
+ * sandbox still has its own key id and live tokens, so it refuses another sandbox's tokens.
+ */
+function signingKeyPair(): { privateKey: KeyObject; publicKey: KeyObject } {
+	if (!keyPair) {
+		const shared = process.env.SANDBOX_SIGNING_KEY;
+		const privateKey = shared ? createPrivateKey(shared) : undefined;
+		keyPair = privateKey
+			? { privateKey, publicKey: createPublicKey(privateKey) }
+			: generateKeyPairSync('rsa', { modulusLength: 2048 });
+	}
+	return keyPair;
+}
+
 /** RS256 signer with a key pair made at start: tokens are real JWTs that any JWT library can read. */
 export class TokenSigner {
 	readonly kid = randomBytes(8).toString('hex');
@@ -31,7 +51,7 @@ export class TokenSigner {
 	private readonly verified = new Map<string, AccessTokenClaims>();
 
 	constructor() {
-		const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		const { privateKey, publicKey } = signingKeyPair();
 		this.privateKey = privateKey;
 		this.publicKey = publicKey;
 	}
