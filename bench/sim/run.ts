@@ -1,7 +1,8 @@
-// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet] [--matrix]
+// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet] [--matrix] [--trace]
 // The real rate controller and batch runner on a virtual clock against simulated registries (no sockets,
 // no real waits): one line per limiter configuration drawn from the seed, and last the figures over
 // every configuration whose limit lets the sheet finish within Max Rate-Limit Wait. Deterministic for a seed.
+// --trace prints, each virtual second, every process's requests, 429s and pace (with --only).
 // --matrix runs `npm run bench`'s eight scenarios instead, to set beside its real-time figures.
 import { parseArgs } from 'node:util';
 
@@ -15,6 +16,7 @@ const { values } = parseArgs({
 		only: { type: 'string' },
 		quiet: { type: 'boolean', default: false },
 		matrix: { type: 'boolean', default: false },
+		trace: { type: 'boolean', default: false },
 	},
 });
 
@@ -26,7 +28,7 @@ async function main(): Promise<void> {
 	).filter((scenario) => values.only === undefined || scenario.name === values.only);
 	const results = [];
 	for (const scenario of scenarios) {
-		const result = await runScenario(scenario, seed);
+		const result = await runScenario(scenario, seed, {}, values.trace ? console.log : undefined);
 		results.push(result);
 		if (!values.quiet) {
 			const ratio = result.vsFloor === undefined ? 'n/a' : result.vsFloor.toFixed(3);

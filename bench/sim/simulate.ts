@@ -1,4 +1,5 @@
 import { RateController } from '../../nodes/shared/transport/rateControl';
+import type { RegistryRequest } from '../../nodes/shared/transport/registryRequest';
 import { floorMs, type Scenario } from './catalogue';
 import { seededRandom } from './random';
 import { SimulatedRegistry } from './registry';
@@ -35,6 +36,7 @@ export async function runScenario(
 	scenario: Scenario,
 	seed: number,
 	clockOptions: VirtualClockOptions = {},
+	trace?: (line: string) => void,
 ): Promise<ScenarioResult> {
 	RateController.forgetAll();
 	const clock = new VirtualClock(clockOptions);
@@ -42,10 +44,18 @@ export async function runScenario(
 	const registry = new SimulatedRegistry(clock, scenario.registry, random);
 	const startedAt = clock.now();
 	const sheets = [];
+	const perProcess = Array.from({ length: scenario.processes }, () => ({ sent: 0, refused: 0 }));
 	for (let process = 0; process < scenario.processes; process++) {
+		const counts = perProcess[process];
+		const request: RegistryRequest = async (...args) => {
+			counts.sent += 1;
+			const answer = await registry.request(...args);
+			if (answer.kind === 'response' && answer.status === 429) counts.refused += 1;
+			return answer;
+		};
 		for (let execution = 0; execution < scenario.executions; execution++) {
 			sheets.push(
-				runSheet(clock, registry.request, scenario.rows, {
+				runSheet(clock, trace ? request : registry.request, scenario.rows, {
 					process: `p${process}`,
 					execution,
 					tokenWasStored: !scenario.noToken,
@@ -54,7 +64,9 @@ export async function runScenario(
 			);
 		}
 	}
-	const results = await clock.run(Promise.all(sheets));
+	const all = Promise.all(sheets);
+	if (trace) void traceEverySecond(clock, all, perProcess, trace);
+	const results = await clock.run(all);
 	const ms = clock.now() - startedAt;
 	const floor = floorMs(scenario, startedAt, NODE_DEFAULTS.maxConcurrency);
 	const eligible =
@@ -72,6 +84,31 @@ export async function runScenario(
 		eligible,
 		rowsAnswered: rows.filter((row) => row !== 'cancelled' && row !== undefined).length,
 	};
+}
+
+/** Each second of virtual time: per process, requests sent and refused in it, and its controller's pace. */
+async function traceEverySecond(
+	clock: VirtualClock,
+	work: Promise<unknown>,
+	perProcess: { sent: number; refused: number }[],
+	trace: (line: string) => void,
+): Promise<void> {
+	let done = false;
+	void work.finally(() => {
+		done = true;
+	});
+	const last = perProcess.map(() => ({ sent: 0, refused: 0 }));
+	const startedAt = clock.now();
+	while (!done) {
+		await clock.sleep(1000);
+		const parts = perProcess.map((counts, process) => {
+			const controller = RateController.for(`sim p${process}`, clock);
+			const line = `p${process} sent=${counts.sent - last[process].sent} 429=${counts.refused - last[process].refused} pace=${controller.pace?.toFixed(1) ?? '-'}`;
+			last[process] = { ...counts };
+			return line;
+		});
+		trace(`t=${((clock.now() - startedAt) / 1000).toFixed(0)}s ${parts.join(' | ')}`);
+	}
 }
 
 const quantile = (sorted: number[], q: number) =>

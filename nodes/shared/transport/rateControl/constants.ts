@@ -47,6 +47,23 @@ export const SEARCH_GROWTH_PER_SECOND = 0.25;
 export const LOWER_BOUND_GROWTH_PER_SECOND = 1;
 /** Beyond the last event's rate: slow enough that the 429 wave it ends in is rare, fast enough to find a limit that rose. */
 export const PROBE_GROWTH_PER_SECOND = 0.02;
+/**
+ * Admissions with no congestion event after which the probe beyond the last event's rate speeds up
+ * (pace.ts): more than a pace at the limit gets between its waves, more than a sheet of 20 rows at a
+ * limit of one a second has.
+ */
+export const PROBE_QUIET_ANSWERS = 50;
+/** ...and this long: longer than a window of a few seconds, paced exactly, goes without a 429. */
+export const PROBE_QUIET_MS = 5_000;
+/** Beyond PROBE_QUIET_MS, the time over which the probe's growth doubles (with PROBE_DOUBLING_ANSWERS, whichever is slower). */
+export const PROBE_DOUBLING_MS = 1_000;
+/** Beyond PROBE_QUIET_ANSWERS, quiet admissions over which the probe's growth doubles: 2% to 100% a second in about 60. */
+export const PROBE_DOUBLING_ANSWERS = 10;
+/**
+ * Work left that would take this long at the pace makes probing worth its 429s (pace.ts): one row's
+ * Retry-After against a minute of every row waiting on a pace that may be far below the limit.
+ */
+export const LONG_WORK_S = 60;
 /** With less work left than this many seconds at the pace, the pace stops probing beyond the last event's rate. */
 export const END_OF_WORK_S = 2;
 /** The window over which the registry's refill rate is estimated from X-RateLimit-Remaining. */

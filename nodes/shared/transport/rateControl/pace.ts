@@ -1,8 +1,13 @@
 import {
 	CATCH_UP_MS,
 	END_OF_WORK_S,
+	LONG_WORK_S,
 	LOWER_BOUND_GROWTH_PER_SECOND,
+	PROBE_DOUBLING_ANSWERS,
 	PROBE_GROWTH_PER_SECOND,
+	PROBE_QUIET_ANSWERS,
+	PROBE_QUIET_MS,
+	PROBE_DOUBLING_MS,
 	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
 	SEARCH_GROWTH_PER_SECOND,
@@ -81,10 +86,11 @@ export function startOnCredit(pace: PaceState, rate: number, now: number): numbe
 }
 
 /**
- * An admission: the pace climbs quickly back towards the last wave's rate, then slowly beyond it, so a
- * limit that rises is found again; with little work left (`workLeft` lookups) it stops probing.
+ * An admission: the pace climbs quickly back towards the last wave's rate, then beyond it, so a limit
+ * that rose (or that others sharing it stopped spending) is found again; with little work left
+ * (`workLeft` lookups) it stops probing. `quiet`: admissions, and ms, since the last congestion event.
  */
-export function climb(pace: PaceState, workLeft: number): void {
+export function climb(pace: PaceState, workLeft: number, quiet: Quiet): void {
 	if (pace.rate === undefined) return;
 	if (pace.ceiling !== undefined && pace.rate < RECOVERED_SHARE * pace.ceiling) {
 		pace.rate += (pace.ceiling - pace.rate) * RECOVERY_PER_ANSWER;
@@ -95,15 +101,48 @@ export function climb(pace: PaceState, workLeft: number): void {
 	if (workLeft < pace.rate * END_OF_WORK_S) return;
 	// A registry that admitted too few at once to measure (a burst of a handful) refuses at once any
 	// pace beyond its rate, and each refusal costs its row a whole Retry-After: past the last wave's
-	// rate, no probing.
-	if (pace.floorRate > 0 && pace.ceiling !== undefined) return;
-
-	// Beyond the last event's rate, probe slowly: a limit that rose is found again.
+	// rate, no probing until a long quiet spell says the limit is no longer spent by others.
+	// Unless the work left would take long at this pace: then a 429 costs one row a Retry-After, and a
+	// pace below the limit (others sharing it stopped spending it) costs every row.
+	const longWork = workLeft / pace.rate >= LONG_WORK_S;
+	if (
+		pace.floorRate > 0 &&
+		pace.ceiling !== undefined &&
+		!longWork &&
+		quiet.answers < PROBE_QUIET_ANSWERS
+	)
+		return;
 	const growth =
 		pace.ceiling !== undefined
-			? PROBE_GROWTH_PER_SECOND
+			? probeGrowth(quiet, longWork)
 			: pace.lowerBound !== undefined
 				? LOWER_BOUND_GROWTH_PER_SECOND
 				: SEARCH_GROWTH_PER_SECOND;
 	pace.rate *= Math.pow(1 + growth, 1 / pace.rate);
+}
+
+/** Admissions, and ms, since the last congestion event. */
+export interface Quiet {
+	answers: number;
+	ms: number;
+}
+
+/**
+ * Beyond the last event's rate the probe creeps (2% a second); after PROBE_QUIET_ANSWERS admissions and
+ * PROBE_QUIET_MS with no congestion event its growth doubles every PROBE_DOUBLING_ANSWERS more and every
+ * PROBE_DOUBLING_MS, whichever is slower, up to slow start's doubling a second. At the limit the waves
+ * come sooner than that; a pace far below a limit that others sharing it stopped spending (queue-mode
+ * workers that finished) finds it within seconds, instead of creeping 2% a second, or (a pace born of
+ * a first wave that admitted a handful) not at all. With `longWork` (LONG_WORK_S or more left at this
+ * pace) the time alone counts: at a slow pace the answers come too seldom to tell.
+ */
+function probeGrowth(quiet: Quiet, longWork: boolean): number {
+	const byTime = (quiet.ms - PROBE_QUIET_MS) / PROBE_DOUBLING_MS;
+	const doublings = Math.max(
+		0,
+		longWork
+			? byTime
+			: Math.min((quiet.answers - PROBE_QUIET_ANSWERS) / PROBE_DOUBLING_ANSWERS, byTime),
+	);
+	return Math.min(LOWER_BOUND_GROWTH_PER_SECOND, PROBE_GROWTH_PER_SECOND * 2 ** doublings);
 }

@@ -122,5 +122,8 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 			answered: state.answered,
 			inFlight: state.inFlight,
 		});
-	climb(state.pace, workLeft);
+	climb(state.pace, workLeft, {
+		answers: state.answeredSinceEvent,
+		ms: now - (state.lastEventAt ?? now),
+	});
 }
