@@ -95,6 +95,29 @@ export function loadWatchState(
 }
 
 /**
+ * What the static data says of the processed-items store's row that the run which saved it wrote
+ * (processedItemsMemory.ts says why): the token that row holds, how many company entries it holds, and
+ * the companies the row holds otherwise than the static data (only a status, or nothing).
+ */
+export interface RowMark {
+	token: string;
+	entries: number;
+	notAsSaved: string[];
+}
+
+/** A mark as saved, or none: a hand-edited or another version's is no proof of anything. */
+function loadRowMark(saved: unknown): RowMark | undefined {
+	if (typeof saved !== 'object' || saved === null) return undefined;
+	const { token, entries, notAsSaved } = saved as Record<string, unknown>;
+	if (typeof token !== 'string' || token.length === 0) return undefined;
+	if (typeof entries !== 'number' || !Number.isSafeInteger(entries) || entries < 0)
+		return undefined;
+	if (!Array.isArray(notAsSaved) || !notAsSaved.every((id) => typeof id === 'string'))
+		return undefined;
+	return { token, entries, notAsSaved: notAsSaved as string[] };
+}
+
+/**
  * The memory in the workflow's static data: one snapshot per company key. `keep` says which companies
  * that were neither checked nor tried this run stay (the trigger: those still listed; Watch for
  * Changes: those seen within Forget Companies Not Seen For).
@@ -102,6 +125,10 @@ export function loadWatchState(
 export class StaticDataMemory implements WatchMemory {
 	/** Read into a Map once: lookups and walks of a 100,000-key object are what a run would spend its time on. */
 	private readonly companies: Map<string, CompanySnapshot>;
+	/** The mark of the row the run that saved this static data wrote, if any. */
+	readonly rowMark: RowMark | undefined;
+	/** The mark `remember` saves: none unless the store's memory gives one (a run without the store leaves the row's mark untrue). */
+	private nextRowMark: RowMark | undefined;
 
 	constructor(
 		private readonly staticData: Record<string, unknown>,
@@ -111,6 +138,12 @@ export class StaticDataMemory implements WatchMemory {
 		const saved = loadWatchState(staticData, logger).companies ?? {};
 		this.companies = new Map();
 		for (const id of Object.keys(saved)) this.companies.set(id, saved[id]);
+		this.rowMark = loadRowMark(staticData.storeRow);
+	}
+
+	/** The mark of the row this run leaves, saved with the companies by `remember`. */
+	markRow(mark: RowMark | undefined): void {
+		this.nextRowMark = mark;
 	}
 
 	/** The saved snapshot of a company, if any. */
@@ -155,5 +188,7 @@ export class StaticDataMemory implements WatchMemory {
 		// n8n notices changes to static data only through the objects it handed out: assigning the list
 		// marks the state changed, so n8n saves it whole.
 		this.staticData.companies = next;
+		if (this.nextRowMark) this.staticData.storeRow = this.nextRowMark;
+		else if ('storeRow' in this.staticData) delete this.staticData.storeRow;
 	}
 }
