@@ -24,7 +24,7 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * first, so a company whose status entry survived kept its name and address entries too. One whose
  * status entry was dropped is unknown: a new baseline, never a false change.
  *
- * What each value costs (n8n 2.41.1, measured in bench/watch.ts): an MD5 hash each (about 2 µs), and each
+ * What each value costs (n8n 2.41.1, measured in bench/watch.ts): an MD5 hash each (about 3 µs), and each
  * call the whole row (parsed, a Set of it built, written back). So a run passes few values in few calls.
  * The row's mark: a run on a main process writes the row with a random token last (`["row written",
  * token]`, kept longest by the trimming) and saves the token in the static data with the companies. A
@@ -37,13 +37,18 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * step 2. The row it writes is as complete as ever: a worker reading it afterwards knows all it knew
  * before (the seal tried earlier wrote fewer entries, and a worker then missed name and address changes).
  * Where the mark is missing (a worker wrote the row since, a run's static data was lost, the row was
- * emptied), the rest of step 1 is asked: the run then costs what it did without the mark.
+ * emptied), the rest of step 1 is asked: the run then costs what it did without the mark (and, where the
+ * row held none of it, a count tells an emptied row from one that holds others). The changed companies'
+ * full entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
+ * before. A row too long for the store's capacity gets no mark (n8n would trim what the mark vouches for).
  *
  * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
  * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
  * next run would take them as known, and never report the change); a failure after the clear writes back
  * the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
- * leaves its new entries, and the changes of that run are lost for good; a crash between the clear and the
+ * leaves its new entries, and the changes of that run are lost for good (and the mark it asked, if the row
+ * did not hold it: a later run with that static data then trusts the row; the full entries of the changed
+ * companies still decide, as without the mark); a crash between the clear and the
  * write leaves an empty row: a main process falls back to the static data (written only after the store),
  * a queue-mode worker starts a new baseline (changes meanwhile lost, none false).
  */
