@@ -109,7 +109,30 @@ describe("a main-process run and the store's row its static data marks", () => {
 		// The static data is the first run's: the row, no longer as marked, decides.
 		const next = await run([...renamed, company('Inactive')]);
 		expect(next.events).toEqual(['3:turnedInactive (previous known)']);
-		expect(next.calls.slice(0, 2)).toEqual(['record 3', 'record 2']);
+		// Some of the row held: no count; step 2 for the changed company; the row written anew.
+		expect(next.calls).toEqual(['record 3', 'record 2', 'record 8', 'clear', 'record 17']);
+	});
+
+	it('a change of the address alone is asked, and reported with the old address', async () => {
+		const { run } = watch(new HarnessStore());
+		await run(ACTIVE);
+		const moved = { ...company('Active'), registeredAddress: 'Ring 2' } as CompanyRecord;
+		const found = await run([...ACTIVE.slice(0, 3), moved]);
+		expect(found).toEqual({
+			events: ['3:detailsChanged (previous known)'],
+			calls: ['record 2', 'clear', 'record 17'],
+		});
+	});
+
+	it('a company whose check failed is carried from the static data, unasked; its change is reported once it answers', async () => {
+		const { run } = watch(new HarnessStore());
+		await run(ACTIVE);
+		expect(await run(ACTIVE, 'loaded', [3])).toEqual({
+			events: [],
+			calls: ['record 1'],
+		});
+		const changed = [...ACTIVE.slice(0, 3), company('Inactive')];
+		expect((await run(changed)).events).toEqual(['3:turnedInactive (previous known)']);
 	});
 
 	it('a row emptied between the clear and the write (a crash): the static data is the memory again', async () => {
