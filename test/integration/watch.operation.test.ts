@@ -176,9 +176,10 @@ describe('Company Registry › Watch for Changes', () => {
 		companies['nl/68750123'].d -= 14;
 		engine.setStaticData(state, 'watch-workflow');
 		await watch(engine, LIST.slice(0, 2), { forgetAfterDays: 30 });
+		// The companies, and the mark of the store's row the run wrote (processedItemsMemory.ts).
 		expect(
 			Object.keys(engine.staticDataOf('watch-workflow')['node:Company Registry'] as object),
-		).toHaveLength(1);
+		).toEqual(['companies', 'storeRow']);
 		expect(
 			Object.keys(
 				(engine.staticDataOf('watch-workflow')['node:Company Registry'] as { companies: object })
@@ -393,13 +394,15 @@ describe('Company Registry › Watch for Changes', () => {
 		const FAULTS: Array<[string, StoreMethod, number, number]> = [
 			// [what, method, calls that succeed first, calls that then fail (each call is tried twice)]
 			['every record after the first (recall, step 2)', 'checkProcessedAndRecord', 1, Infinity],
-			['the record right after the clear (remember)', 'checkProcessedAndRecord', 2, 2],
+			// On a main process the static data answers what step 2 would ask: the clear follows step 1.
+			['the record right after the clear (remember)', 'checkProcessedAndRecord', -1, 2],
 			['the clear (remember)', 'clearAllProcessedItems', 0, 2],
 		];
 		describe.each([false, true])('on a queue-mode worker: %s', (onWorker) => {
 			it.each(FAULTS)(
 				'a store failing at %s loses no change',
-				async (_what, method, succeeding, failing) => {
+				async (_what, method, succeedingFirst, failing) => {
+					const succeeding = succeedingFirst === -1 ? (onWorker ? 2 : 1) : succeedingFirst;
 					await watch(engine, LIST, {}, { onWorker });
 					sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { status: 'Inactive' });
 					const store = engine.processedItems;

@@ -29,6 +29,13 @@ export const TARGETS = {
 	'nodes/shared/watch/memory.ts': [
 		'test/unit/watch/snapshot.test.ts',
 		'test/unit/watch/detector.edges.test.ts',
+		'test/unit/watch/rowMark.test.ts',
+	],
+	// The store's memory as a worker has it (the edges), on a main process (the row's mark), and runs of both.
+	'nodes/shared/watch/processedItemsMemory.ts': [
+		'test/unit/watch/processedItemsMemory.edges.test.ts',
+		'test/unit/watch/rowMark.test.ts',
+		'test/unit/watch/mixedRuns.test.ts',
 	],
 	// The retry policy and the decision after each try: pure, on an injected clock.
 	'nodes/shared/transport/retryPolicy.ts': [

@@ -42,7 +42,10 @@ interface Logger {
  * entries that are not snapshots are dropped, so their companies start a new baseline instead of
  * producing a false change or crashing every run. Returns how many were dropped (a whole bad list counts one).
  */
-function repairCompanies(state: Record<string, unknown>): number {
+function repairCompanies(
+	state: Record<string, unknown>,
+	into?: Map<string, CompanySnapshot>,
+): number {
 	const companies = state.companies;
 	if (companies === undefined) return 0;
 	if (typeof companies !== 'object' || companies === null || Array.isArray(companies)) {
@@ -56,7 +59,7 @@ function repairCompanies(state: Record<string, unknown>): number {
 		if (!isPlainSnapshot(snapshot) && !companySnapshotSchema.safeParse(snapshot).success) {
 			delete saved[key];
 			dropped += 1;
-		}
+		} else into?.set(key, snapshot as CompanySnapshot);
 	}
 	return dropped;
 }
@@ -79,12 +82,16 @@ function isPlainSnapshot(value: unknown): boolean {
 	);
 }
 
-/** The companies a watch keeps in n8n's static data, checked and mended; what was dropped is said once in n8n's log. */
+/**
+ * The companies a watch keeps in n8n's static data, checked and mended; what was dropped is said once in
+ * n8n's log. `into`: a map that gets the companies kept, in the same walk.
+ */
 export function loadWatchState(
 	staticData: Record<string, unknown>,
 	logger: Logger,
+	into?: Map<string, CompanySnapshot>,
 ): { companies?: Record<string, CompanySnapshot> } {
-	const dropped = repairCompanies(staticData);
+	const dropped = repairCompanies(staticData, into);
 	if (dropped > 0) {
 		logger.warn(
 			'Company Registry: the saved watch state had entries that are not company snapshots; they were dropped and start a new baseline',
@@ -95,6 +102,29 @@ export function loadWatchState(
 }
 
 /**
+ * What the static data says of the processed-items store's row that the run which saved it wrote
+ * (processedItemsMemory.ts says why): the token that row holds, how many company entries it holds, and
+ * the companies the row holds otherwise than the static data (only a status, or nothing).
+ */
+export interface RowMark {
+	token: string;
+	entries: number;
+	notAsSaved: string[];
+}
+
+/** A mark as saved, or none: a hand-edited or another version's is no proof of anything. */
+function loadRowMark(saved: unknown): RowMark | undefined {
+	if (typeof saved !== 'object' || saved === null) return undefined;
+	const { token, entries, notAsSaved } = saved as Record<string, unknown>;
+	if (typeof token !== 'string' || token.length === 0) return undefined;
+	if (typeof entries !== 'number' || !Number.isSafeInteger(entries) || entries < 0)
+		return undefined;
+	if (!Array.isArray(notAsSaved) || !notAsSaved.every((id) => typeof id === 'string'))
+		return undefined;
+	return { token, entries, notAsSaved: notAsSaved as string[] };
+}
+
+/**
  * The memory in the workflow's static data: one snapshot per company key. `keep` says which companies
  * that were neither checked nor tried this run stay (the trigger: those still listed; Watch for
  * Changes: those seen within Forget Companies Not Seen For).
@@ -102,15 +132,24 @@ export function loadWatchState(
 export class StaticDataMemory implements WatchMemory {
 	/** Read into a Map once: lookups and walks of a 100,000-key object are what a run would spend its time on. */
 	private readonly companies: Map<string, CompanySnapshot>;
+	/** The mark of the row the run that saved this static data wrote, if any. */
+	readonly rowMark: RowMark | undefined;
+	/** The mark `remember` saves: none unless the store's memory gives one (a run without the store leaves the row's mark untrue). */
+	private nextRowMark: RowMark | undefined;
 
 	constructor(
 		private readonly staticData: Record<string, unknown>,
 		logger: Logger,
 		private readonly keep: (id: string, snapshot: CompanySnapshot) => boolean,
 	) {
-		const saved = loadWatchState(staticData, logger).companies ?? {};
 		this.companies = new Map();
-		for (const id of Object.keys(saved)) this.companies.set(id, saved[id]);
+		loadWatchState(staticData, logger, this.companies);
+		this.rowMark = loadRowMark(staticData.storeRow);
+	}
+
+	/** The mark of the row this run leaves, saved with the companies by `remember`. */
+	markRow(mark: RowMark | undefined): void {
+		this.nextRowMark = mark;
 	}
 
 	/** The saved snapshot of a company, if any. */
@@ -145,15 +184,18 @@ export class StaticDataMemory implements WatchMemory {
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
 	): Promise<void> {
-		const next: Record<string, CompanySnapshot> = {};
+		// The loaded list, changed in place: a list built anew costs a 100,000-key object a run.
+		const next = (this.staticData.companies ?? {}) as Record<string, CompanySnapshot>;
 		const failed = new Set(unchecked);
 		for (const [id, snapshot] of this.companies) {
-			if (current.has(id)) continue;
-			if (failed.has(id) || this.keep(id, snapshot)) next[id] = snapshot;
+			if (current.has(id) || failed.has(id) || this.keep(id, snapshot)) continue;
+			delete next[id];
 		}
 		for (const [id, snapshot] of current) next[id] = snapshot;
 		// n8n notices changes to static data only through the objects it handed out: assigning the list
 		// marks the state changed, so n8n saves it whole.
 		this.staticData.companies = next;
+		if (this.nextRowMark) this.staticData.storeRow = this.nextRowMark;
+		else if ('storeRow' in this.staticData) delete this.staticData.storeRow;
 	}
 }

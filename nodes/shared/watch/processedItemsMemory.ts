@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 
 import type { Recollection, StaticDataMemory, WatchMemory } from './memory';
@@ -22,11 +24,31 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * first, so a company whose status entry survived kept its name and address entries too. One whose
  * status entry was dropped is unknown: a new baseline, never a false change.
  *
+ * What each value costs (n8n 2.41.1, measured in bench/watch.ts): an MD5 hash each (about 3 µs), and each
+ * call the whole row (parsed, a Set of it built, written back). So a run passes few values in few calls.
+ * The row's mark: a run on a main process writes the row with a random token last (`["row written",
+ * token]`, kept longest by the trimming) and saves the token in the static data with the companies. A
+ * later run whose static data holds that token, and whose row still holds it, knows the row is exactly
+ * that run's: no other run wrote it since (every write clears the row first, so the token goes), and
+ * the row holds each company's four entries as the static data's snapshot says (except `notAsSaved`:
+ * those not named then, whose entries were a status at most). Such a run asks in step 1 only the mark
+ * and the companies whose record differs from the static data (what the row would answer for the
+ * others is known: held), and takes the previous snapshot of those from the static data instead of
+ * step 2. The row it writes is as complete as ever: a worker reading it afterwards knows all it knew
+ * before (the seal tried earlier wrote fewer entries, and a worker then missed name and address changes).
+ * Where the mark is missing (a worker wrote the row since, a run's static data was lost, the row was
+ * emptied), the rest of step 1 is asked: the run then costs what it did without the mark (and, where the
+ * row held none of it, a count tells an emptied row from one that holds others). The changed companies'
+ * full entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
+ * before. A row too long for the store's capacity gets no mark (n8n would trim what the mark vouches for).
+ *
  * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
  * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
  * next run would take them as known, and never report the change); a failure after the clear writes back
  * the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
- * leaves its new entries, and the changes of that run are lost for good; a crash between the clear and the
+ * leaves its new entries, and the changes of that run are lost for good (and the mark it asked, if the row
+ * did not hold it: a later run with that static data then trusts the row; the full entries of the changed
+ * companies still decide, as without the mark); a crash between the clear and the
  * write leaves an empty row: a main process falls back to the static data (written only after the store),
  * a queue-mode worker starts a new baseline (changes meanwhile lost, none false).
  */
@@ -103,6 +125,16 @@ function pushEntriesOf(
 	return full;
 }
 
+/** How many entries `pushEntriesOf` makes for these companies. */
+function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
+	let count = 0;
+	for (const snapshot of companies.values()) count += snapshot.s === 'N' ? 1 : 4;
+	return count;
+}
+
+/** The entry that marks a row written by a run that saved static data (see above); no company id has no `/`. */
+const rowEntry = (token: string) => `["row written",${json(token)}]`;
+
 function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 	const entries: string[] = [];
 	pushEntriesOf(entries, id, snapshot);
@@ -112,8 +144,8 @@ function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 export class ProcessedItemsMemory implements WatchMemory {
 	/** What `remember` writes for companies this run could not check (or did not name): their previous entries. */
 	private carried: string[] = [];
-	/** What step 3 writes for the companies named now, made once a run (in recall). */
-	private currentEntries: string[] = [];
+	/** The companies not named now whose entries in the row are not the static data's snapshot (a status at most). */
+	private notAsSaved: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
 	/**
@@ -125,7 +157,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private changed = new Set<string>();
 	/** Whether the store's row already holds exactly what step 3 would write (nothing changed, nothing to drop). */
 	private rowIsCurrent = false;
-	/** How many entries the store held before this run. */
+	/** How many company entries the store held before this run (-1: not known, the row is written anew). */
 	private heldBefore = 0;
 
 	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
@@ -139,69 +171,114 @@ export class ProcessedItemsMemory implements WatchMemory {
 		unchecked: readonly string[],
 	): Promise<ReadonlyMap<string, Recollection>> {
 		const saved = (id: string) => this.notebook?.saved(id);
+		const mark = this.notebook?.rowMark;
+		const notAsSavedBefore = new Set(mark?.notAsSaved);
+		/** The static data's snapshot of a company, where the marked row holds exactly its entries. */
+		const asInRow = (id: string) => (mark && !notAsSavedBefore.has(id) ? saved(id) : undefined);
 		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
-		// only). Then nothing is asked of it, and only the static data can be the memory.
-		this.heldBefore = await this.call(
-			async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
-		);
-		const storeIsNew = this.heldBefore === 0;
+		// only). Then nothing is asked of it, and only the static data can be the memory. A mark says the
+		// row was written (and, if it still holds the mark, what it holds): no count is needed.
+		this.heldBefore = mark
+			? mark.entries
+			: await this.call(async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS));
+		let storeIsNew = this.heldBefore === 0 && !mark;
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])].filter(
 			(id) => !current.has(id),
 		);
 
 		// 1. The full entries: one per company named now, and the static data's for those not checked.
-		this.currentEntries = [];
-		const ids: string[] = [];
-		const fullEntries: string[] = [];
-		for (const [id, snapshot] of current) {
-			ids.push(id);
-			fullEntries.push(pushEntriesOf(this.currentEntries, id, snapshot));
+		// Those the marked row holds as the static data says are asked only if the row turns out not to be it.
+		const asked = new Map<string, string>();
+		// Their entries are made only if asked: most of a long list.
+		const deferred: string[] = [];
+		for (const [id, now] of current) {
+			const before = asInRow(id);
+			if (before && before.s === now.s && before.n === now.n && before.a === now.a)
+				deferred.push(id);
+			else asked.set(id, fullEntry(id, now));
 		}
-		const notebookEntries = absent.flatMap((id) => {
-			const snapshot = saved(id);
-			return snapshot ? [fullEntry(id, snapshot)] : [];
-		});
+		const absentAsked = new Map<string, string>();
+		const absentDeferred: string[] = [];
+		for (const id of absent) {
+			const before = saved(id);
+			if (!before) continue;
+			if (asInRow(id)) absentDeferred.push(id);
+			else absentAsked.set(id, fullEntry(id, before));
+		}
 		// Most companies are unchanged: the few new entries are what a run has to look at.
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
 		this.recordedNew = [];
 		this.previousOfChanged = new Map();
+		const markEntry = mark ? rowEntry(mark.token) : undefined;
 		const firstNew = storeIsNew
-			? undefined
-			: await this.record(fullEntries.concat(notebookEntries));
-		if (firstNew) this.recordedNew = [...firstNew];
-		const changed = firstNew ? ids.filter((_id, index) => firstNew.has(fullEntries[index])) : ids;
-		const carriedWhole = firstNew
-			? absent.filter((id) => {
-					const snapshot = saved(id);
-					return snapshot !== undefined && !firstNew.has(fullEntry(id, snapshot));
-				})
-			: [];
+			? new Set<string>()
+			: await this.record([
+					...(markEntry ? [markEntry] : []),
+					...asked.values(),
+					...absentAsked.values(),
+				]);
+		for (const entry of firstNew) this.recordedNew.push(entry);
+		const rowAsMarked = markEntry !== undefined && !firstNew.has(markEntry);
+		if (markEntry && !rowAsMarked) {
+			// Another run wrote the row since (a worker, a run whose static data was lost): all is asked.
+			for (const id of deferred) asked.set(id, fullEntry(id, current.get(id)!));
+			for (const id of absentDeferred) absentAsked.set(id, fullEntry(id, saved(id)!));
+			const rest = [
+				...deferred.map((id) => asked.get(id)!),
+				...absentDeferred.map((id) => absentAsked.get(id)!),
+			];
+			const restNew = await this.record(rest).catch(async (error: unknown) => {
+				await this.undoRecorded();
+				throw error;
+			});
+			for (const entry of restNew) {
+				firstNew.add(entry);
+				this.recordedNew.push(entry);
+			}
+			deferred.length = 0;
+			absentDeferred.length = 0;
+			// The mark is in the row now: the row is written anew.
+			this.heldBefore = -1;
+			// Nothing held, not even the mark: the row may have been empty (a crash after the clear).
+			const recorded = 1 + asked.size + absentAsked.size;
+			if (firstNew.size === recorded && recorded < STORE_OPTIONS.maxEntries!) {
+				const held = await this.call(
+					async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
+				).catch(async (error: unknown) => {
+					await this.undoRecorded();
+					throw error;
+				});
+				storeIsNew = held === recorded;
+			}
+		}
+		const isNew = (entry: string) => storeIsNew || firstNew.has(entry);
+		const changed: string[] = [];
+		for (const [id, entry] of asked) if (isNew(entry)) changed.push(id);
+		/** A changed company whose previous snapshot the static data holds, the row being as marked. */
+		const fromNotebook = (id: string) => rowAsMarked && asInRow(id) !== undefined;
+		const carriedWhole: string[] = [...absentDeferred];
+		for (const [id, entry] of absentAsked) if (!isNew(entry)) carriedWhole.push(id);
 		const carriedWholeSet = new Set(carriedWhole);
 		const statusOnly = absent.filter((id) => !carriedWholeSet.has(id));
 
 		// 2. For the rest: each status, and the names and addresses that may have been.
-		const questions = storeIsNew
-			? []
-			: [
-					...changed.flatMap((id) => {
-						const now = current.get(id)!;
-						const before = saved(id);
-						return [
-							// A company not registered now asked for its status entry in step 1 already (and recorded it).
-							...STATUSES.filter((status) => status !== 'N' || now.s !== 'N').map((status) =>
-								statusEntry(id, status),
-							),
-							nameEntry(id, now.n),
-							addressEntry(id, now.a),
-							detailsUnknownEntry(id),
-							...(before ? [nameEntry(id, before.n), addressEntry(id, before.a)] : []),
-						];
-					}),
-					...statusOnly.flatMap((id) => [
-						...STATUSES.map((status) => statusEntry(id, status)),
-						detailsUnknownEntry(id),
-					]),
-				];
+		const questions: string[] = [];
+		if (!storeIsNew) {
+			for (const id of changed) {
+				if (fromNotebook(id)) continue;
+				const now = current.get(id)!;
+				const before = saved(id);
+				// A company not registered now asked for its status entry in step 1 already (and recorded it).
+				for (const status of STATUSES)
+					if (status !== 'N' || now.s !== 'N') questions.push(statusEntry(id, status));
+				questions.push(nameEntry(id, now.n), addressEntry(id, now.a), detailsUnknownEntry(id));
+				if (before) questions.push(nameEntry(id, before.n), addressEntry(id, before.a));
+			}
+			for (const id of statusOnly) {
+				for (const status of STATUSES) questions.push(statusEntry(id, status));
+				questions.push(detailsUnknownEntry(id));
+			}
+		}
 		const secondNew = await this.record(questions).catch(async (error: unknown) => {
 			await this.undoRecorded();
 			throw error;
@@ -210,7 +287,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		for (const entry of secondNew) this.recordedNew.push(entry);
 		// Every entry step 3 would write was held (unchanged companies hold their four: the full entry is
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
-		this.rowIsCurrent = !storeIsNew && firstNew?.size === 0 && secondNew.size === 0;
+		this.rowIsCurrent = !storeIsNew && firstNew.size === 0 && secondNew.size === 0;
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** `now`: the status a changed company has now, whose entry step 1 found missing (and did not ask again). */
@@ -221,17 +298,24 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
 		};
-		const changedSet = new Set(changed);
-		this.changed = changedSet;
+		this.changed = new Set(changed);
 
 		const known = new Map<string, Recollection>();
-		for (const [id, now] of current) {
-			if (!changedSet.has(id)) {
+		for (const id of current.keys()) {
+			if (!this.changed.has(id)) {
 				// Unchanged: compared with itself (a change is never shown against it).
-				known.set(id, { previous: now });
+				known.set(id, { previous: current.get(id)! });
+			}
+		}
+		for (const id of changed) {
+			const now = current.get(id)!;
+			const before = saved(id);
+			if (before && fromNotebook(id)) {
+				// The row holds this snapshot's entries: the static data says all the row would, and more.
+				known.set(id, { previous: before });
+				this.previousOfChanged.set(id, entriesOf(id, before));
 				continue;
 			}
-			const before = saved(id);
 			const status = storeIsNew ? undefined : statusOf(id, now.s);
 			if (status === undefined) {
 				// Unknown to the store. Only where the store has never held anything is the static data the memory.
@@ -247,18 +331,18 @@ export class ProcessedItemsMemory implements WatchMemory {
 				field: F,
 				entry: (id: string, value: string | undefined) => string,
 			) => (before && answers.has(entry(id, before[field])) ? before[field] : undefined);
+			const oldName = nameChanged ? old('n', nameEntry) : now.n;
+			const oldAddress = addressChanged ? old('a', addressEntry) : now.a;
 			const previous: PreviousSnapshot = {
 				s: status,
-				n: nameChanged ? old('n', nameEntry) : now.n,
-				a: addressChanged ? old('a', addressEntry) : now.a,
+				n: oldName,
+				a: oldAddress,
 				...(before ? { d: before.d } : {}),
 			};
 			known.set(id, {
 				previous,
 				detailsChanged: { officialName: nameChanged, registeredAddress: addressChanged },
 			});
-			const oldName = nameChanged ? old('n', nameEntry) : now.n;
-			const oldAddress = addressChanged ? old('a', addressEntry) : now.a;
 			const detailsKnown =
 				!detailsUnknown &&
 				(!nameChanged || oldName !== undefined) &&
@@ -273,16 +357,15 @@ export class ProcessedItemsMemory implements WatchMemory {
 			);
 		}
 
-		this.carried = [
-			...carriedWhole.flatMap((id) => entriesOf(id, saved(id)!)),
-			...statusOnly.flatMap((id) => {
-				const status = statusOf(id);
-				if (status === undefined) return [];
-				return status === 'N'
-					? [statusEntry(id, 'N')]
-					: [statusEntry(id, status), detailsUnknownEntry(id)];
-			}),
-		];
+		this.carried = [];
+		for (const id of carriedWhole) pushEntriesOf(this.carried, id, saved(id)!);
+		for (const id of statusOnly) {
+			const status = storeIsNew ? undefined : statusOf(id);
+			if (status === 'N') this.carried.push(statusEntry(id, 'N'));
+			else if (status !== undefined)
+				this.carried.push(statusEntry(id, status), detailsUnknownEntry(id));
+		}
+		this.notAsSaved = statusOnly;
 		return known;
 	}
 
@@ -290,10 +373,15 @@ export class ProcessedItemsMemory implements WatchMemory {
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
 	): Promise<void> {
-		// `current` is what recall was given: its entries were made there.
-		const entries = this.carried.concat(this.currentEntries);
+		// `current` is what recall was given. Its entries are made only when the row is written.
+		const count = this.carried.length + entriesCount(current);
+		const mark = this.notebook?.rowMark;
 		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
-		if (!this.rowIsCurrent || entries.length !== this.heldBefore) {
+		if (this.rowIsCurrent && count === this.heldBefore) {
+			this.notebook?.markRow(mark);
+		} else {
+			const entries = [...this.carried];
+			for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
@@ -301,11 +389,17 @@ export class ProcessedItemsMemory implements WatchMemory {
 				await this.undoRecorded();
 				throw error;
 			});
-			await this.record(entries).catch(async (error: unknown) => {
+			// The row's mark last: n8n's trimming drops the oldest first. A row too long to hold all is not marked.
+			const token = this.notebook && count < STORE_OPTIONS.maxEntries! ? randomUUID() : undefined;
+			if (token) entries.push(rowEntry(token));
+			await this.write(entries).catch(async (error: unknown) => {
 				// The row is gone: the last run's entries, as recall learned them, are written back.
-				await this.record(this.previousEntries(current)).catch(() => undefined);
+				await this.write(this.previousEntries(current)).catch(() => undefined);
 				throw error;
 			});
+			this.notebook?.markRow(
+				token ? { token, entries: count, notAsSaved: this.notAsSaved } : undefined,
+			);
 		}
 		// The notebook changes only once the store has answered.
 		await this.notebook?.remember(current, unchecked);
@@ -341,6 +435,14 @@ export class ProcessedItemsMemory implements WatchMemory {
 			async () => await this.store.checkProcessedAndRecord(entries, 'node', STORE_OPTIONS),
 		);
 		return new Set(output.new.map(String));
+	}
+
+	/** Records entries into an empty row: what the store answers is all of them, and not looked at. */
+	private async write(entries: string[]): Promise<void> {
+		if (entries.length === 0) return;
+		await this.call(
+			async () => await this.store.checkProcessedAndRecord(entries, 'node', STORE_OPTIONS),
+		);
 	}
 
 	/**

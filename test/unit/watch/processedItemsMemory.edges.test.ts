@@ -1,0 +1,303 @@
+import type { ICheckProcessedOptions } from 'n8n-workflow';
+
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../../../nodes/shared/watch/processedItemsMemory';
+
+// The processed-items store as a queue-mode worker has it (no static data): the store alone is the
+// memory. Case by case what the property test (detector.property) checks over random runs.
+
+const CONTEXT = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
+
+const registered = (
+	status: string,
+	officialName = 'Alpha GmbH',
+	/** null: none known. */
+	registeredAddress: string | null = 'Hauptstr. 1',
+): CompanyRecord =>
+	({
+		isRegistered: true,
+		officialName,
+		status,
+		registrationDate: '2001-01-01',
+		...(registeredAddress !== null ? { registeredAddress } : {}),
+	}) as CompanyRecord;
+const NOT_REGISTERED = { isRegistered: false } as CompanyRecord;
+
+const keys: LookupKey[] = [0, 1, 2].map((index) => ({
+	countryCode: 'de',
+	companyId: `HRB${index}`,
+}));
+
+function worker(store = new HarnessStore(), withRemove = true) {
+	const calls: string[] = [];
+	const removed: string[][] = [];
+	const helpers: ProcessedItemsStore = {
+		checkProcessedAndRecord: async (items, scope, options) => {
+			calls.push(`record ${items.length}`);
+			return await store.checkProcessedAndRecord(items, scope, CONTEXT, options);
+		},
+		clearAllProcessedItems: async (scope) => {
+			calls.push('clear');
+			await store.clearAllProcessedItems(scope, CONTEXT);
+		},
+		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) => {
+			calls.push('count');
+			return await store.getProcessedDataCount(scope, CONTEXT, options);
+		},
+		...(withRemove
+			? {
+					removeProcessed: async (items, scope, options) => {
+						removed.push(items.map(String));
+						await store.removeProcessed(items, scope, CONTEXT, options);
+					},
+				}
+			: {}),
+	};
+	let day = 0;
+	/** `records[i]` undefined: company i is not named; `unchecked`: named, its lookup failed. */
+	const run = async (records: Array<CompanyRecord | undefined>, unchecked: number[] = []) => {
+		day += 1;
+		calls.length = 0;
+		const found = await detectChanges(
+			new ProcessedItemsMemory(helpers),
+			records.flatMap((record, itemIndex) =>
+				record && !unchecked.includes(itemIndex)
+					? [{ key: keys[itemIndex], record, itemIndex }]
+					: [],
+			),
+			unchecked.map((index) => keys[index]),
+			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: true },
+		);
+		return found.map((change) => ({
+			at: change.itemIndex,
+			event: change.change.event,
+			fields: change.change.changedFields,
+			changes: change.change.changes,
+			previous: change.previous,
+		}));
+	};
+	return { run, store, calls, removed, entries: () => store.entriesOf('w', 'n') };
+}
+
+const A = registered('Active');
+
+describe('the store alone, as on a queue-mode worker', () => {
+	it('a first run counts, asks nothing, and writes four entries a registered company, one an unregistered', async () => {
+		const watch = worker();
+		expect((await watch.run([A, NOT_REGISTERED])).map((found) => found.event)).toEqual([
+			'firstSeen',
+			'firstSeen',
+		]);
+		expect(watch.calls).toEqual(['count', 'clear', 'record 5']);
+		expect(watch.entries()).toBe(5);
+	});
+
+	it('a quiet run asks each company once and writes nothing', async () => {
+		const watch = worker();
+		await watch.run([A, A, NOT_REGISTERED]);
+		expect(await watch.run([A, A, NOT_REGISTERED])).toEqual([]);
+		expect(watch.calls).toEqual(['count', 'record 3']);
+	});
+
+	it('a status change: the previous status from the store, the name and address as they are', async () => {
+		const watch = worker();
+		await watch.run([A]);
+		expect(await watch.run([registered('Inactive')])).toEqual([
+			{
+				at: 0,
+				event: 'turnedInactive',
+				fields: ['status'],
+				changes: { status: { previous: 'Active', current: 'Inactive' } },
+				previous: { s: 'A', n: 'Alpha GmbH', a: 'Hauptstr. 1' },
+			},
+		]);
+		expect(await watch.run([registered('Inactive')])).toEqual([]);
+		expect((await watch.run([A])).map((found) => found.event)).toEqual(['turnedActive']);
+		expect(watch.entries()).toBe(4);
+	});
+
+	it.each<[string, CompanyRecord, string[]]>([
+		['the name', registered('Active', 'Alpha AG'), ['officialName']],
+		['the address', registered('Active', 'Alpha GmbH', 'Ring 2'), ['registeredAddress']],
+		['the address, gone', registered('Active', 'Alpha GmbH', null), ['registeredAddress']],
+		['both', registered('Active', 'Alpha AG', 'Ring 2'), ['officialName', 'registeredAddress']],
+		['the status and the name', registered('Inactive', 'Alpha AG'), ['status', 'officialName']],
+	])('%s changed: reported, the old value unknown', async (_what, record, fields) => {
+		const watch = worker();
+		await watch.run([A, A]);
+		const [found, ...more] = await watch.run([A, record]);
+		expect(more).toEqual([]);
+		expect(found.at).toBe(1);
+		expect(found.fields).toEqual(fields);
+		for (const field of fields.filter((name) => name !== 'status'))
+			expect(found.changes[field as 'officialName']?.previous).toBeNull();
+		expect(await watch.run([A, record])).toEqual([]);
+	});
+
+	it('leaving and re-entering the register', async () => {
+		const watch = worker();
+		await watch.run([A]);
+		expect((await watch.run([NOT_REGISTERED])).map((found) => found.event)).toEqual([
+			'deregistered',
+		]);
+		expect(watch.entries()).toBe(1);
+		expect(await watch.run([NOT_REGISTERED])).toEqual([]);
+		expect((await watch.run([A])).map((found) => found.event)).toEqual(['reregistered']);
+	});
+
+	it('a company that could not be checked keeps its status: a status change meanwhile is reported, a name change cannot be', async () => {
+		const watch = worker();
+		await watch.run([A, A]);
+		expect(await watch.run([A, A], [1])).toEqual([]);
+		// The row keeps its status and that its details are unknown, again while it fails.
+		expect(watch.entries()).toBe(6);
+		expect(await watch.run([A, A], [1])).toEqual([]);
+		expect(watch.entries()).toBe(6);
+		expect(
+			(await watch.run([A, registered('Inactive', 'Alpha AG')])).map((found) => [
+				found.event,
+				found.fields,
+			]),
+		).toEqual([['turnedInactive', ['status']]]);
+		expect(await watch.run([A, registered('Inactive', 'Alpha AG')])).toEqual([]);
+	});
+
+	it('an unregistered company that could not be checked stays unregistered in the row', async () => {
+		const watch = worker();
+		await watch.run([A, NOT_REGISTERED]);
+		await watch.run([A, NOT_REGISTERED], [1]);
+		expect(watch.entries()).toBe(5);
+		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['reregistered']);
+	});
+
+	it('a company failing on its first check is not in the row', async () => {
+		const watch = worker();
+		await watch.run([A]);
+		await watch.run([A, A], [1]);
+		expect(watch.entries()).toBe(4);
+		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['firstSeen']);
+	});
+
+	it('a company no row names is forgotten: back, it starts a new baseline', async () => {
+		const watch = worker();
+		await watch.run([A, A]);
+		await watch.run([A]);
+		expect(watch.entries()).toBe(4);
+		expect((await watch.run([A, registered('Inactive')])).map((found) => found.event)).toEqual([
+			'firstSeen',
+		]);
+	});
+
+	it('a row holding two statuses of one company (a run stopped half-way) is not trusted: a new baseline', async () => {
+		const watch = worker();
+		await watch.run([A]);
+		await watch.store.checkProcessedAndRecord(['["de/HRB0","status","I"]'], 'node', CONTEXT, {
+			mode: 'entries',
+		});
+		expect(
+			(await watch.run([registered('Inactive', 'Alpha AG')])).map((found) => found.event),
+		).toEqual(['firstSeen']);
+	});
+
+	it('a company whose entries n8n trimmed away starts a new baseline, never a false change', async () => {
+		const watch = worker();
+		// Room for six entries: the first company's full and status entries go.
+		watch.store.capacity = 6;
+		await watch.run([A, A]);
+		expect(
+			(await watch.run([registered('Inactive'), registered('Inactive')])).map((found) => [
+				found.at,
+				found.event,
+			]),
+		).toEqual([
+			[0, 'firstSeen'],
+			[1, 'turnedInactive'],
+		]);
+	});
+
+	it('a call that fails once is made once more', async () => {
+		const watch = worker();
+		await watch.run([A]);
+		const real = watch.store.checkProcessedAndRecord.bind(watch.store);
+		let failures = 0;
+		watch.store.checkProcessedAndRecord = async (...args) => {
+			if (failures++ === 0) throw new Error('duplicate key value violates unique constraint');
+			return await real(...args);
+		};
+		expect((await watch.run([registered('Inactive')])).map((found) => found.event)).toEqual([
+			'turnedInactive',
+		]);
+	});
+});
+
+describe('a run that fails part-way leaves the row as the last run left it', () => {
+	const failing = (
+		watch: ReturnType<typeof worker>,
+		method: 'checkProcessedAndRecord' | 'clearAllProcessedItems',
+		from: number,
+	) => {
+		const real = watch.store[method].bind(watch.store) as (...args: unknown[]) => Promise<unknown>;
+		let calls = 0;
+		watch.store[method] = (async (...args: unknown[]) => {
+			calls += 1;
+			// The call and the one more try it is given.
+			if (calls >= from && calls <= from + 1) throw new Error('deadlock detected');
+			return await real(...args);
+		}) as never;
+		return () => (watch.store[method] = real as never);
+	};
+
+	it.each<[string, 'checkProcessedAndRecord' | 'clearAllProcessedItems', number, string[]]>([
+		['step 2', 'checkProcessedAndRecord', 2, ['status', 'officialName']],
+		['the clear', 'clearAllProcessedItems', 1, ['status', 'officialName']],
+		// The row is written back as recall learned it: the old name a worker never knew is not in it.
+		['the write after the clear', 'checkProcessedAndRecord', 3, ['status']],
+	])(
+		'failing at %s, the change is reported by the next run',
+		async (_what, method, from, fields) => {
+			const watch = worker();
+			await watch.run([A, A]);
+			const changed = [A, registered('Inactive', 'Alpha AG')];
+			const restore = failing(watch, method, from);
+			await expect(watch.run(changed)).rejects.toThrow('deadlock detected');
+			restore();
+			expect((await watch.run(changed)).map((found) => [found.event, found.fields])).toEqual([
+				['turnedInactive', fields],
+			]);
+			expect(await watch.run(changed)).toEqual([]);
+		},
+	);
+
+	it('entries recorded before a failure are removed, and only those', async () => {
+		const watch = worker();
+		await watch.run([A, A]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 2);
+		await expect(watch.run([A, registered('Inactive')])).rejects.toThrow('deadlock detected');
+		restore();
+		expect(watch.removed).toEqual([['["de/HRB1","company","I","Alpha GmbH","Hauptstr. 1"]']]);
+		expect(watch.entries()).toBe(8);
+	});
+
+	it('a store without removeProcessed: the run fails with its own error', async () => {
+		const watch = worker(new HarnessStore(), false);
+		await watch.run([A]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 2);
+		await expect(watch.run([registered('Inactive')])).rejects.toThrow('deadlock detected');
+		restore();
+	});
+
+	it('a quiet run that fails at its question removes nothing', async () => {
+		const watch = worker();
+		await watch.run([A]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 1);
+		await expect(watch.run([A])).rejects.toThrow('deadlock detected');
+		restore();
+		expect(watch.removed).toEqual([]);
+	});
+});

@@ -1,0 +1,200 @@
+import type { ICheckProcessedOptions } from 'n8n-workflow';
+
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../../../nodes/shared/watch/processedItemsMemory';
+
+// Issue 22: a main-process run whose static data was saved by the run that wrote the store's row (the row
+// still holds that run's mark) asks the store only what the static data cannot prove: the mark and the
+// companies whose record differs from the static data's. Any other row is asked in full.
+
+const company = (status: string, officialName = 'Alpha GmbH'): CompanyRecord =>
+	({
+		isRegistered: true,
+		officialName,
+		status,
+		registrationDate: '2001-01-01',
+		registeredAddress: 'Hauptstr. 1',
+	}) as CompanyRecord;
+
+const keys: LookupKey[] = [0, 1, 2, 3].map((index) => ({
+	countryCode: 'de',
+	companyId: `HRB${index}`,
+}));
+
+/** The store's calls, and how many values each was given. */
+function watch(store: HarnessStore) {
+	const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
+	const calls: string[] = [];
+	const helpers: ProcessedItemsStore = {
+		checkProcessedAndRecord: async (items, scope, options) => {
+			calls.push(`record ${items.length}`);
+			return await store.checkProcessedAndRecord(items, scope, context, options);
+		},
+		clearAllProcessedItems: async (scope) => {
+			calls.push('clear');
+			await store.clearAllProcessedItems(scope, context);
+		},
+		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) => {
+			calls.push('count');
+			return await store.getProcessedDataCount(scope, context, options);
+		},
+	};
+	let saved: Record<string, unknown> = {};
+	let day = 0;
+	/** `staticData`: 'loaded' (a main process), 'none' (a queue-mode worker). */
+	/** `unchecked`: the companies whose lookups failed (named, not in `records`). */
+	const run = async (
+		records: CompanyRecord[],
+		staticData: 'loaded' | 'none' = 'loaded',
+		unchecked: number[] = [],
+	) => {
+		day += 1;
+		calls.length = 0;
+		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+		const found = await detectChanges(
+			new ProcessedItemsMemory(
+				helpers,
+				staticData === 'none'
+					? undefined
+					: new StaticDataMemory(data, { warn: () => undefined }, () => true),
+			),
+			records.flatMap((record, itemIndex) =>
+				unchecked.includes(itemIndex) ? [] : [{ key: keys[itemIndex], record, itemIndex }],
+			),
+			unchecked.map((index) => keys[index]),
+			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+		);
+		if (staticData === 'loaded') saved = data;
+		return {
+			events: found.map(
+				(change) =>
+					`${change.itemIndex}:${change.change.event}${change.previous?.d !== undefined ? ' (previous known)' : ''}`,
+			),
+			calls: [...calls],
+		};
+	};
+	return { run, edit: (edit: (saved: Record<string, unknown>) => void) => edit(saved) };
+}
+
+const ACTIVE = [company('Active'), company('Active'), company('Active'), company('Active')];
+
+describe("a main-process run and the store's row its static data marks", () => {
+	it('a run after one change asks the mark and that company, and counts nothing', async () => {
+		const { run } = watch(new HarnessStore());
+		await run(ACTIVE);
+		const changed = [company('Active'), company('Inactive'), company('Active'), company('Active')];
+		expect(await run(changed)).toEqual({
+			events: ['1:turnedInactive (previous known)'],
+			// The mark and one full entry; the row written anew (four entries a company, and the mark).
+			calls: ['record 2', 'clear', 'record 17'],
+		});
+		// Quiet: the mark alone, nothing written.
+		expect(await run(changed)).toEqual({ events: [], calls: ['record 1'] });
+	});
+
+	it('after a queue-mode worker wrote the row, every company is asked, and the change the worker reported is not reported again', async () => {
+		const { run } = watch(new HarnessStore());
+		await run(ACTIVE);
+		const renamed = [company('Active'), company('Active', 'Alpha AG'), company('Active')];
+		expect((await run([...renamed, company('Active')], 'none')).events).toEqual([
+			'1:detailsChanged',
+		]);
+		// The static data is the first run's: the row, no longer as marked, decides.
+		const next = await run([...renamed, company('Inactive')]);
+		expect(next.events).toEqual(['3:turnedInactive (previous known)']);
+		// Some of the row held: no count; step 2 for the changed company; the row written anew.
+		expect(next.calls).toEqual(['record 3', 'record 2', 'record 8', 'clear', 'record 17']);
+	});
+
+	it('a change of the address alone is asked, and reported with the old address', async () => {
+		const { run } = watch(new HarnessStore());
+		await run(ACTIVE);
+		const moved = { ...company('Active'), registeredAddress: 'Ring 2' } as CompanyRecord;
+		const found = await run([...ACTIVE.slice(0, 3), moved]);
+		expect(found).toEqual({
+			events: ['3:detailsChanged (previous known)'],
+			calls: ['record 2', 'clear', 'record 17'],
+		});
+	});
+
+	it('a company whose check failed is carried from the static data, unasked; its change is reported once it answers', async () => {
+		const { run } = watch(new HarnessStore());
+		await run(ACTIVE);
+		expect(await run(ACTIVE, 'loaded', [3])).toEqual({
+			events: [],
+			calls: ['record 1'],
+		});
+		const changed = [...ACTIVE.slice(0, 3), company('Inactive')];
+		expect((await run(changed)).events).toEqual(['3:turnedInactive (previous known)']);
+	});
+
+	it('a row emptied between the clear and the write (a crash): the static data is the memory again', async () => {
+		const store = new HarnessStore();
+		const { run } = watch(store);
+		await run(ACTIVE);
+		await store.clearAllProcessedItems('node', {
+			workflow: { id: 'w' },
+			node: { id: 'n' },
+		} as never);
+		const changed = [company('Inactive'), company('Active'), company('Active'), company('Active')];
+		expect((await run(changed)).events).toEqual(['0:turnedInactive (previous known)']);
+		expect((await run(changed)).events).toEqual([]);
+	});
+
+	it('a row holding other entries but none of these companies nor the mark: a new baseline, no event', async () => {
+		const store = new HarnessStore();
+		const { run } = watch(store);
+		await run(ACTIVE);
+		await store.clearAllProcessedItems('node', {
+			workflow: { id: 'w' },
+			node: { id: 'n' },
+		} as never);
+		await store.checkProcessedAndRecord(
+			['another node version'],
+			'node',
+			{
+				workflow: { id: 'w' },
+				node: { id: 'n' },
+			} as never,
+			{ mode: 'entries' },
+		);
+		const changed = [company('Inactive'), company('Active'), company('Active'), company('Active')];
+		expect((await run(changed)).events).toEqual([]);
+	});
+
+	it.each<[string, unknown]>([
+		['no token', { entries: 16, notAsSaved: [] }],
+		['an empty token', { token: '', entries: 16, notAsSaved: [] }],
+		['a count that is no count', { token: 'x', entries: -1, notAsSaved: [] }],
+		['a list that is no list of ids', { token: 'x', entries: 16, notAsSaved: [1] }],
+		['not an object', 'x'],
+	])(
+		'a hand-edited mark (%s) proves nothing: the row is counted and asked in full',
+		async (_what, mark) => {
+			const { run, edit } = watch(new HarnessStore());
+			await run(ACTIVE);
+			edit((saved) => (saved.storeRow = mark));
+			expect((await run(ACTIVE)).calls).toEqual(['count', 'record 4', 'clear', 'record 17']);
+		},
+	);
+
+	it('a company the row holds only the status of (a worker could not check it) is asked, not taken from the static data', async () => {
+		const { run } = watch(new HarnessStore());
+		await run(ACTIVE);
+		const renamed = [...ACTIVE.slice(0, 3), company('Active', 'Alpha AG')];
+		// A worker reports the new name, then cannot check the company: the row keeps only its status.
+		expect((await run(renamed, 'none')).events).toEqual(['3:detailsChanged']);
+		await run(renamed, 'none', [3]);
+		// A main process (static data of the first run: the old name) cannot check it either, and marks the row.
+		await run(renamed, 'loaded', [3]);
+		// Checked again: the name the worker reported is no change.
+		expect((await run(renamed)).events).toEqual([]);
+	});
+});
