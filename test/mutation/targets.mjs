@@ -53,6 +53,9 @@ export const TARGETS = {
 		'test/unit/transport/headers/countHeaders.test.ts',
 		'test/unit/transport/headers/ietfStructured.test.ts',
 		'test/unit/transport/headers/readRateLimitHeaders.test.ts',
+		'test/unit/transport/headers/countHeaders.edges.test.ts',
+		'test/unit/transport/headers/ietfStructured.edges.test.ts',
+		'test/unit/transport/headers/structuredList.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/count.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
