@@ -1,4 +1,5 @@
 import type { Action } from '../../../../nodes/shared/transport/rateControl/actions';
+import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import {
 	unknownRegistry,
 	type ControlState,
@@ -11,6 +12,8 @@ import type { RequestReport } from '../../../../nodes/shared/transport/rateContr
 
 // A controller's story for the edge tests: moments, each an event told to the pure transition. No
 // clock, no timers: what a story leaves is read through modeOf / nextStart (when requests may start).
+// As the controller does, each start first asks nextStart and keeps the state it returns (a window
+// rolled over at its reset, the credit reckoned).
 
 export type Told = Omit<RequestReport, 'sentAt'>;
 export type Step = { at: number; event: ControlEvent };
@@ -51,6 +54,7 @@ export function play(steps: Step[], from: ControlState = unknownRegistry()) {
 	let state = from;
 	const actions: Action[] = [];
 	for (const { at, event } of steps) {
+		if (event.kind === 'started') state = nextStart(state, at).state;
 		const next = transition(state, event, at);
 		state = next.state;
 		actions.push(...next.actions);
