@@ -97,6 +97,11 @@ describe('a confirmed window', () => {
 		expect(when(confirmed, NEXT)).toBe(0);
 	});
 
+	it('is the limit from the moment the refusal comes, though it comes as the request leaves', () => {
+		const { state } = play([...suspected, send(PROBE), refused(PROBE, PROBE, { resetMs: 3_000 })]);
+		expect(waitIsTheLimit(state, PROBE, NEXT)).toBe(true);
+	});
+
 	it.each([
 		['no reset', {}, RESET],
 		['a later reset', { resetMs: RESET - PROBE + 1_000 }, RESET],
