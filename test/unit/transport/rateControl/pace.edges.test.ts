@@ -4,10 +4,9 @@ import {
 	LOWER_BOUND_GROWTH_PER_SECOND,
 	MIN_ANSWERS_FOR_RATE,
 	PROBE_GROWTH_PER_SECOND,
+	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
 	SEARCH_GROWTH_PER_SECOND,
-	WAVE_CEILING_ABOVE,
-	WAVE_DECREASE,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
@@ -145,20 +144,26 @@ describe('the climb with each admission', () => {
 		expect(steps[2] / steps[1]).toBeCloseTo(1 - RECOVERY_PER_ANSWER);
 	});
 
-	it('back near the ceiling, probes beyond it by PROBE_GROWTH_PER_SECOND per second of the pace', () => {
+	it('back within RECOVERED_SHARE of the ceiling, probes beyond it by PROBE_GROWTH_PER_SECOND per second of the pace', () => {
 		let { state, at } = afterWave();
-		// The wave cut the pace that met it by WAVE_DECREASE; the registry took twice that pace, so the
-		// ceiling is WAVE_CEILING_ABOVE of it. Recovery closes a share of the gap each answer and would
-		// never pass the ceiling; probing does.
-		const ceiling = (WAVE_CEILING_ABOVE * rateOf(state, at)) / WAVE_DECREASE;
-		let previous = rateOf(state, at);
-		for (let index = 0; index < 300; index++) {
-			previous = rateOf(state, at);
+		// The ceiling, from the first step back towards it (a share RECOVERY_PER_ANSWER of the gap).
+		const cut = rateOf(state, at);
+		state = admission(state, at);
+		at += 20;
+		const ceiling = cut + (rateOf(state, at) - cut) / RECOVERY_PER_ANSWER;
+		// Recovery closes a share of the gap each answer; the first step that is no such share is the probe.
+		for (let index = 0; index < 45; index++) {
+			const previous = rateOf(state, at);
 			state = admission(state, at);
 			at += 20;
+			const rate = rateOf(state, at);
+			if (Math.abs(rate - (previous + (ceiling - previous) * RECOVERY_PER_ANSWER)) > 1e-9) {
+				expect(previous).toBeGreaterThanOrEqual(RECOVERED_SHARE * ceiling);
+				expect(rate).toBeCloseTo(previous * Math.pow(1 + PROBE_GROWTH_PER_SECOND, 1 / previous), 9);
+				return;
+			}
+			expect(previous).toBeLessThan(RECOVERED_SHARE * ceiling);
 		}
-		const rate = rateOf(state, at);
-		expect(rate).toBeCloseTo(previous * Math.pow(1 + PROBE_GROWTH_PER_SECOND, 1 / previous), 9);
-		expect(rate).toBeGreaterThan(ceiling);
+		throw new Error('the pace never came back near its ceiling');
 	});
 });
