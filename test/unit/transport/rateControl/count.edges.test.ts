@@ -1,4 +1,5 @@
 import {
+	LOWER_BOUND_GROWTH_PER_SECOND,
 	QUOTA_LEFT_AT_429,
 	REFILL_SPAN_MIN_MS,
 	REFILL_WINDOW_MS,
@@ -242,5 +243,29 @@ describe('the refill, measured from how the count moves', () => {
 		expect(budget(at([1_000, middle, edge]), edge)?.refillIntervalMs).toBeCloseTo(
 			(edge - 1_000) / 2,
 		);
+	});
+
+	it('from a count that stays at its peak is only what we sent: the interval shrinks with each such answer', () => {
+		// A count of 10 told again and again, one answer without a count between: 2 came back each time.
+		const atPeak = (moments: number[]) => [
+			send(990),
+			ok(990, 1_000, { remaining: 10 }),
+			...moments.flatMap((moment) => [
+				send(moment - 30),
+				ok(moment - 30, moment - 20),
+				send(moment - 10),
+				ok(moment - 10, moment, { remaining: 10 }),
+			]),
+		];
+		const shrunk = (intervalMs: number) =>
+			intervalMs * Math.pow(1 + LOWER_BOUND_GROWTH_PER_SECOND, -intervalMs / 1_000);
+		// Measured 500 ms (2 a second), and at the peak: a little less.
+		const first = shrunk(500);
+		expect(budget(atPeak([2_000]), 2_000)?.refillIntervalMs).toBeCloseTo(first);
+		// Measured 375 ms next (4 over 1.5 s), but the interval kept is shorter: it shrinks from there.
+		expect(budget(atPeak([2_000, 2_500]), 2_500)?.refillIntervalMs).toBeCloseTo(shrunk(first));
+		// Below the peak the refill measured holds again.
+		const below = [...atPeak([2_000]), send(2_990), ok(2_990, 3_000, { remaining: 9 })];
+		expect(budget(below, 3_000)?.refillIntervalMs).toBeCloseTo(1_000 / ((9 - 10 + 3) / 2));
 	});
 });
