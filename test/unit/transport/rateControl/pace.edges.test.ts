@@ -166,4 +166,40 @@ describe('the climb with each admission', () => {
 		}
 		throw new Error('the pace never came back near its ceiling');
 	});
+
+	it('from a first wave that admitted too few to measure, climbs back to the next wave but never probes beyond it', () => {
+		// Fewer than MIN_ANSWERS_FOR_RATE admitted, then a 429: a floor; a second later twenty admitted
+		// at 20 a second, then a wave: a ceiling.
+		const steps: Step[] = [
+			...admitted(1_000, MIN_ANSWERS_FOR_RATE - 1),
+			send(1_100),
+			refused(1_100, 1_150, { retryAfterMs: 1_000 }),
+		];
+		for (let index = 0; index < 20; index++) {
+			const at = 3_000 + 50 * index;
+			steps.push(send(at), ok(at, at + 10));
+		}
+		steps.push(send(4_000), refused(4_000, 4_010));
+		let state = play(steps).state;
+		let at = 4_100;
+		// Some work left, not so much that it would be worth a 429 to find a higher limit.
+		const workLeft = 200;
+		let previous = rateOf(state, at);
+		for (let index = 0; index < 45; index++) {
+			state = admission(state, at, workLeft);
+			at += 20;
+			const rate = rateOf(state, at);
+			if (rate === previous) {
+				for (let more = 0; more < 3; more++) {
+					state = admission(state, at, workLeft);
+					at += 20;
+					expect(rateOf(state, at)).toBe(rate);
+				}
+				return;
+			}
+			expect(rate).toBeGreaterThan(previous);
+			previous = rate;
+		}
+		throw new Error('the pace never settled');
+	});
 });
