@@ -1,6 +1,8 @@
 import {
 	CONFIRM_AFTER_MS,
 	EARLY_RESET_HOLD_MS,
+	MIN_WAIT_MS,
+	WINDOW_FALLBACK_RESET_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import {
 	limitOf,
@@ -112,6 +114,18 @@ describe('a confirmed window', () => {
 		);
 	});
 
+	it.each([
+		['a Retry-After', { retryAfterMs: 2_000 }, 2_000],
+		['a Retry-After shorter than MIN_WAIT_MS', { retryAfterMs: 30 }, MIN_WAIT_MS],
+		['nothing', {}, WINDOW_FALLBACK_RESET_MS],
+	])(
+		'refused after the reset it knew, telling no reset but %s: waits that long',
+		(_case, told, waitMs) => {
+			const steps = [...suspected, send(PROBE), refused(PROBE, RESET + 10, told)];
+			expect(when(steps, RESET + 10)).toBe(RESET + 10 + waitMs);
+		},
+	);
+
 	it('forgets a known reset the answer came at or after', () => {
 		const steps = [...suspected, send(PROBE), refused(PROBE, RESET, { resetMs: 10_000 })];
 		expect(when(steps, RESET)).toBe(PROBE + 10_000);
@@ -209,5 +223,36 @@ describe('answers within a known window', () => {
 			);
 		expect(refusedWith(1_000)).toBe(NEXT + 70 + 1_000);
 		expect(refusedWith()).toBe(NEXT + 3_000);
+	});
+
+	it('a second 429 keeps the budget the first cut; each cut counts the starts up to the refused one', () => {
+		// A budget of 4: three more sent; the second refused (1 admitted before it), then the last.
+		const steps = [
+			...nextWindow(3),
+			send(NEXT + 60),
+			send(NEXT + 70),
+			send(NEXT + 80),
+			refused(NEXT + 60, NEXT + 100),
+			refused(NEXT + 80, NEXT + 110),
+			answeredAs(503, NEXT + 70, NEXT + 120),
+		];
+		// The budget is 1, and the first request spent it.
+		expect(when(steps, NEXT + 120)).toBe(NEXT + 3_000);
+		expect(when([...steps, answeredAs(503, NEXT, NEXT + 130)], NEXT + 130)).toBe(0);
+	});
+
+	it("an answer to a request sent before the reset speaks of the window that ended, not of this one's reset", () => {
+		// A request of the second window answered late, after the third began, telling a reset 3.5 s after it left.
+		const third = NEXT + 3_000;
+		const steps = [
+			...nextWindow(2),
+			send(NEXT + 60),
+			send(third),
+			ok(NEXT + 60, third + 10, { remaining: 0, resetMs: 3_500 }),
+			ok(third, third + 50, { remaining: 2, resetMs: 3_000 }),
+			send(third + 60),
+			send(third + 61),
+		];
+		expect(when(steps, third + 61)).toBe(third + 3_000);
 	});
 });
