@@ -49,6 +49,7 @@ export const TARGETS = {
 	],
 	// The rate controller: each part against its unit tests on pure functions or the virtual clock (no
 	// engine runs, no seeded simulations: those reach every mutant and would cost each one seconds).
+	// rateLimited.ts and transitions.ts are not measured yet (no edge tests of their own).
 	'nodes/shared/transport/rateControl/headers/*.ts': [
 		'test/unit/transport/headers/countHeaders.test.ts',
 		'test/unit/transport/headers/ietfStructured.test.ts',
@@ -75,11 +76,9 @@ export const TARGETS = {
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
 		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/rateLimited.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
 		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/transitions.edges.test.ts',
 	],
 };
