@@ -54,4 +54,38 @@ export const TARGETS = {
 		'test/unit/lookupPipeline.edges.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
 	],
+	// The rate controller: each part against its unit tests on pure functions or the virtual clock (no
+	// engine runs, no seeded simulations: those reach every mutant and would cost each one seconds).
+	// rateLimited.ts and transitions.ts are not measured yet (no edge tests of their own).
+	'nodes/shared/transport/rateControl/headers/*.ts': [
+		'test/unit/transport/headers/countHeaders.test.ts',
+		'test/unit/transport/headers/ietfStructured.test.ts',
+		'test/unit/transport/headers/readRateLimitHeaders.test.ts',
+		'test/unit/transport/headers/countHeaders.edges.test.ts',
+		'test/unit/transport/headers/ietfStructured.edges.test.ts',
+		'test/unit/transport/headers/structuredList.edges.test.ts',
+	],
+	'nodes/shared/transport/rateControl/count.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/count.edges.test.ts',
+	],
+	'nodes/shared/transport/rateControl/window.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/window.edges.test.ts',
+	],
+	'nodes/shared/transport/rateControl/pace.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/pace.edges.test.ts',
+	],
+	'nodes/shared/transport/rateControl/rateLimited.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+	],
+	'nodes/shared/transport/rateControl/transitions.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+	],
 };

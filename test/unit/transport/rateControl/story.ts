@@ -1,0 +1,63 @@
+import type { Action } from '../../../../nodes/shared/transport/rateControl/actions';
+import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import {
+	unknownRegistry,
+	type ControlState,
+} from '../../../../nodes/shared/transport/rateControl/state';
+import {
+	transition,
+	type ControlEvent,
+} from '../../../../nodes/shared/transport/rateControl/transitions';
+import type { RequestReport } from '../../../../nodes/shared/transport/rateControl/types';
+
+// A controller's story for the edge tests: moments, each an event told to the pure transition. No
+// clock, no timers: what a story leaves is read through modeOf / nextStart (when requests may start).
+// As the controller does, each start first asks nextStart and keeps the state it returns (a window
+// rolled over at its reset, the credit reckoned).
+
+export type Told = Omit<RequestReport, 'sentAt'>;
+export type Step = { at: number; event: ControlEvent };
+
+export const send = (at: number): Step => ({ at, event: { kind: 'started' } });
+export const ok = (sentAt: number, at: number, told: Told = {}, workLeft = 1_000): Step => ({
+	at,
+	event: { kind: 'answered', report: { sentAt, status: 200, ...told }, workLeft },
+});
+export const answeredAs = (status: number, sentAt: number, at: number, told: Told = {}): Step => ({
+	at,
+	event: { kind: 'answered', report: { sentAt, ...told, status }, workLeft: 1_000 },
+});
+export const refused = (sentAt: number, at: number, told: Told = {}): Step => ({
+	at,
+	event: { kind: 'rateLimited', report: { sentAt, status: 429, ...told } },
+});
+export const noAnswer = (sentAt: number, at: number): Step => ({
+	at,
+	event: { kind: 'unanswered', report: { sentAt } },
+});
+
+/** Requests every `everyMs` from `from`, each answered `latencyMs` later as told. */
+export function admitted(
+	from: number,
+	count: number,
+	told: Told = {},
+	everyMs = 10,
+	latencyMs = 50,
+): Step[] {
+	const sends = Array.from({ length: count }, (_, index) => from + everyMs * index);
+	return [...sends.map(send), ...sends.map((sentAt) => ok(sentAt, sentAt + latencyMs, told))].sort(
+		(a, b) => a.at - b.at,
+	);
+}
+
+export function play(steps: Step[], from: ControlState = unknownRegistry()) {
+	let state = from;
+	const actions: Action[] = [];
+	for (const { at, event } of steps) {
+		if (event.kind === 'started') state = nextStart(state, at).state;
+		const next = transition(state, event, at);
+		state = next.state;
+		actions.push(...next.actions);
+	}
+	return { state, actions };
+}
