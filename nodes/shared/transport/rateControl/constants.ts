@@ -75,8 +75,6 @@ export const REFILL_SPAN_MIN_MS = 500;
  * count's: more than the few requests other clients of a shared limit spend within one round trip.
  */
 export const QUOTA_LEFT_AT_429 = 10;
-/** Admissions of requests sent when the count said "spent" that refute a count never above 1 (a constant). */
-export const ADMITTED_WHILE_SPENT = 2;
 /** A remaining budget older than this no longer describes the registry. */
 export const REMAINING_TTL_MS = 5_000;
 /** A controller nobody used for this long starts afresh (the limit may have changed). */

@@ -1,5 +1,4 @@
 import {
-	ADMITTED_WHILE_SPENT,
 	LOWER_BOUND_GROWTH_PER_SECOND,
 	QUOTA_LEFT_AT_429,
 	REFILL_SPAN_MIN_MS,
@@ -11,11 +10,9 @@ import { append, emptyLog, oldest, trim, type Log } from './log';
 /**
  * The registry's own count (X-RateLimit-Remaining, or any dialect's): the budget it says is left, how
  * fast it refills, and what the registry's behaviour says of it. It is taken for the budget the registry
- * enforces until the registry shows otherwise: a count that never rose above 1 while requests sent when
- * it said "spent" were admitted is refuted (a constant 0 or 1), unless a 429 came when it said spent
- * (confirmed for good: a bucket of one looks like a constant 0 until it refuses). A 429 while it said
- * plenty was left makes it a longer quota's (5,000 an hour), whose reset says when that quota refills,
- * not how long this 429 lasts: the 429s teach the limit that refuses.
+ * enforces until the registry shows otherwise. A count that never rose above 1 tells nothing (see
+ * budgetLeft). A 429 while it said plenty was left makes it a longer quota's (5,000 an hour), whose reset
+ * says when that quota refills, not how long this 429 lasts: the 429s teach the limit that refuses.
  * Plain data, edited only on a transition's copy.
  */
 export interface CountState {
@@ -34,13 +31,8 @@ export interface CountState {
 	probeIntervalMs: number | undefined;
 	/** Counts over the last REFILL_WINDOW_MS, with how many answers had come by then. */
 	samples: Log<{ at: number; remaining: number; answered: number }>;
-	confirmed: boolean;
-	refuted: boolean;
 	/** The highest count seen. */
 	peak: number;
-	/** Requests sent while the count said the budget was (nearly) spent, and how many of them were admitted. */
-	sentWhileSpent: ReadonlySet<number>;
-	admittedWhileSpent: number;
 	isQuota: boolean;
 }
 
@@ -52,15 +44,11 @@ export const noCount = (): CountState => ({
 	refillIntervalMs: 0,
 	probeIntervalMs: undefined,
 	samples: emptyLog(),
-	confirmed: false,
-	refuted: false,
 	peak: 0,
-	sentWhileSpent: new Set(),
-	admittedWhileSpent: 0,
 	isQuota: false,
 });
 
-/** A copy to edit; `sentWhileSpent` is copied where it changes (see below), its log is persistent. */
+/** A copy to edit; its log is persistent. */
 export const copyCount = (count: CountState): CountState => ({ ...count });
 
 export function remainingIsFresh(count: CountState, now: number): boolean {
@@ -75,21 +63,8 @@ export function remainingIsFresh(count: CountState, now: number): boolean {
  * teach the pace instead.
  */
 export function budgetLeft(count: CountState, now: number): number | undefined {
-	if (!remainingIsFresh(count, now) || count.isQuota || count.refuted || count.peak <= 1)
-		return undefined;
+	if (!remainingIsFresh(count, now) || count.isQuota || count.peak <= 1) return undefined;
 	return count.remaining! - count.startedSinceRemaining;
-}
-
-/** An admission of a request sent while the count said spent: twice, and a count never above 1 is refuted. */
-export function countAdmitted(count: CountState, sentAt: number): void {
-	if (count.sentWhileSpent.has(sentAt)) {
-		const sent = new Set(count.sentWhileSpent);
-		sent.delete(sentAt);
-		count.sentWhileSpent = sent;
-		count.admittedWhileSpent += 1;
-	}
-	if (!count.confirmed && count.peak <= 1 && count.admittedWhileSpent >= ADMITTED_WHILE_SPENT)
-		count.refuted = true;
 }
 
 /**
@@ -101,11 +76,7 @@ export function countRefused(count: CountState, now: number, remaining: number |
 		remaining ??
 		(remainingIsFresh(count, now) ? count.remaining! - count.startedSinceRemaining : undefined);
 	if (left !== undefined && left >= QUOTA_LEFT_AT_429) count.isQuota = true;
-	else if (left !== undefined && left <= 0) {
-		count.isQuota = false;
-		count.confirmed = true;
-		count.refuted = false;
-	}
+	else if (left !== undefined && left <= 0) count.isQuota = false;
 }
 
 /** A told count: the budget now, and (over a window of counts) how fast it refills. */

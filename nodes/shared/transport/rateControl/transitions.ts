@@ -1,6 +1,6 @@
 import type { Action } from './actions';
 import { ADMITTED_SPAN_MAX_MS, LATENCY_SMOOTHING, QUIET_SPELL_MS } from './constants';
-import { budgetLeft, countAdmitted, recordRemaining } from './count';
+import { recordRemaining } from './count';
 import { append, trim } from './log';
 import { catchUpCredit, climb, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
@@ -67,9 +67,6 @@ function started(state: ControlState, now: number): void {
 		(state.requests === 2 && state.lastAnswerAt >= state.firstSentAt)
 	)
 		state.firstSentAt = now;
-	const left = budgetLeft(state.count, now);
-	if (left !== undefined && left < 2 && !state.count.confirmed)
-		state.count.sentWhileSpent = new Set(state.count.sentWhileSpent).add(now);
 	state.count.startedSinceRemaining += 1;
 	state.lastStartAt = now;
 	if (state.window) windowStarted(state.window, now);
@@ -113,7 +110,6 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 		({ at }) => now - at > ADMITTED_SPAN_MAX_MS,
 	);
 	state.latencyMs += (now - report.sentAt - state.latencyMs) * LATENCY_SMOOTHING;
-	countAdmitted(state.count, report.sentAt);
 	if (report.remaining !== undefined)
 		recordRemaining(state.count, {
 			now,
