@@ -56,7 +56,8 @@ export const TARGETS = {
 	],
 	// The rate controller: each part against its unit tests on pure functions or the virtual clock (no
 	// engine runs, no seeded simulations: those reach every mutant and would cost each one seconds).
-	// rateLimited.ts and transitions.ts are not measured yet (no edge tests of their own).
+	// rateLimited.ts and transitions.ts: against the stories on the pure transition (the count's, the
+	// window's and the pace's edge tests go through them) and the virtual-clock controller tests.
 	'nodes/shared/transport/rateControl/headers/*.ts': [
 		'test/unit/transport/headers/countHeaders.test.ts',
 		'test/unit/transport/headers/ietfStructured.test.ts',
@@ -83,9 +84,17 @@ export const TARGETS = {
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
 		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/count.edges.test.ts',
+		'test/unit/transport/rateControl/window.edges.test.ts',
+		'test/unit/transport/rateControl/pace.edges.test.ts',
+		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
 		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/count.edges.test.ts',
+		'test/unit/transport/rateControl/window.edges.test.ts',
+		'test/unit/transport/rateControl/pace.edges.test.ts',
+		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 	],
 };
