@@ -159,6 +159,12 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private rowIsCurrent = false;
 	/** How many company entries the store held before this run (-1: not known, the row is written anew). */
 	private heldBefore = 0;
+	/**
+	 * Whether the row held the mark and every company named now as the static data says: only then may a
+	 * run that leaves the row as it is keep its mark. A company that differs from the static data but whose
+	 * entries the row held got them from another run (one in progress may yet take them back, if it fails).
+	 */
+	private rowAsSaved = false;
 
 	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
 	constructor(
@@ -219,6 +225,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 				]);
 		for (const entry of firstNew) this.recordedNew.push(entry);
 		const rowAsMarked = markEntry !== undefined && !firstNew.has(markEntry);
+		this.rowAsSaved = rowAsMarked && asked.size === 0;
 		if (markEntry && !rowAsMarked) {
 			// Another run wrote the row since (a worker, a run whose static data was lost): all is asked.
 			for (const id of deferred) asked.set(id, fullEntry(id, current.get(id)!));
@@ -378,7 +385,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const mark = this.notebook?.rowMark;
 		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
 		if (this.rowIsCurrent && count === this.heldBefore) {
-			this.notebook?.markRow(mark);
+			this.notebook?.markRow(this.rowAsSaved ? mark : undefined);
 		} else {
 			const entries = [...this.carried];
 			for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);

@@ -1,0 +1,112 @@
+import type { ICheckProcessedOptions } from 'n8n-workflow';
+
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../../../nodes/shared/watch/processedItemsMemory';
+
+// Red team of the store row's mark (issue 22): runs that overlap, one of them failing, and what the mark
+// then vouches for. Invariant: every change of a company checked last run is reported exactly once.
+
+const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
+
+/** The harness's copy of n8n's store, as a node's helpers reach it; `failClear`: the clear fails (a lost database connection). */
+function helpersOf(store: HarnessStore, failClear = false): ProcessedItemsStore {
+	return {
+		checkProcessedAndRecord: async (items, scope, options) =>
+			await store.checkProcessedAndRecord(items, scope, context, options),
+		clearAllProcessedItems: async (scope) => {
+			if (failClear) throw new Error('connection lost');
+			await store.clearAllProcessedItems(scope, context);
+		},
+		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) =>
+			await store.getProcessedDataCount(scope, context, options),
+		removeProcessed: async (items, scope, options) =>
+			await store.removeProcessed(items, scope, context, options),
+	};
+}
+
+const company = (status: string, officialName = 'Alpha GmbH'): CompanyRecord =>
+	({
+		isRegistered: true,
+		officialName,
+		status,
+		registrationDate: '2001-01-01',
+		registeredAddress: 'Hauptstr. 1',
+	}) as CompanyRecord;
+
+const keys: LookupKey[] = [0, 1, 2].map((index) => ({
+	countryCode: 'de',
+	companyId: `HRB${index}`,
+}));
+
+/** `between`: what happens after this run's memory was recalled and before it is remembered. */
+async function execute(
+	memory: WatchMemory,
+	records: CompanyRecord[],
+	day: number,
+	between: () => Promise<unknown> = async () => undefined,
+): Promise<string[]> {
+	const paused: WatchMemory = {
+		recall: async (current, unchecked) => {
+			const known = await memory.recall(current, unchecked);
+			await between();
+			return known;
+		},
+		remember: async (current, unchecked) => await memory.remember(current, unchecked),
+	};
+	const found = await detectChanges(
+		paused,
+		keys.map((key, itemIndex) => ({ key, record: records[itemIndex], itemIndex })),
+		[],
+		{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+	);
+	return found.map((change) => `${change.itemIndex}:${change.change.event}`);
+}
+
+describe("the row's mark and a worker run that fails while a main-process run overlaps it", () => {
+	it.each<[string, CompanyRecord[]]>([
+		['a status change', [company('Inactive'), company('Active'), company('Active')]],
+		['a name change', [company('Active', 'Alpha AG'), company('Active'), company('Active')]],
+	])(
+		'%s the failed worker saw is reported by the next main-process run',
+		async (_what, changed) => {
+			const store = new HarnessStore();
+			let saved: Record<string, unknown> = {};
+			const main = async (records: CompanyRecord[], day: number) => {
+				const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+				const notebook = new StaticDataMemory(data, { warn: () => undefined }, () => true);
+				const events = await execute(
+					new ProcessedItemsMemory(helpersOf(store), notebook),
+					records,
+					day,
+				);
+				saved = data;
+				return events;
+			};
+			const ACTIVE = [company('Active'), company('Active'), company('Active')];
+			await main(ACTIVE, 1);
+			expect(await main(ACTIVE, 2)).toEqual([]);
+			// A queue-mode worker checks the changed company and records its new entries; meanwhile a
+			// main-process run finds them in the row (no event of its own); then the worker's clear fails,
+			// it takes its entries back, and its execution fails: its event is never sent.
+			let mainEvents: string[] = [];
+			await expect(
+				execute(
+					new ProcessedItemsMemory(helpersOf(store, true)),
+					changed,
+					3,
+					async () => (mainEvents = await main(changed, 3)),
+				),
+			).rejects.toThrow('connection lost');
+			expect(mainEvents).toEqual([]);
+			// The change has been reported by no run yet: the next one reports it.
+			expect(await main(changed, 4)).toHaveLength(1);
+		},
+	);
+});
