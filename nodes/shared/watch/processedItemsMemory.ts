@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 
-import type { Recollection, StaticDataMemory, WatchMemory } from './memory';
+import type { Recollection, RowMark, StaticDataMemory, WatchMemory } from './memory';
 import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
 
 /**
@@ -27,9 +27,10 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * What each value costs (n8n 2.41.1, measured in bench/watch.ts): an MD5 hash each (about 3 µs), and each
  * call the whole row (parsed, a Set of it built, written back). So a run passes few values in few calls.
  * The row's mark: a run on a main process writes the row with a random token last (`["row written",
- * token]`, kept longest by the trimming) and saves the token in the static data with the companies. A
- * later run whose static data holds that token, and whose row still holds it, knows the row is exactly
- * that run's: no other run wrote it since (every write clears the row first, so the token goes), and
+ * token, entries, notAsSaved]`, kept longest by the trimming) and saves that mark in the static data with
+ * the companies. A later run whose static data holds that mark, and whose row still holds it, knows the
+ * row is exactly that run's: no other run wrote it since (every write clears the row first, so the
+ * token goes), and
  * the row holds each company's four entries as the static data's snapshot says (except `notAsSaved`:
  * those not named then, whose entries were a status at most). Such a run asks in step 1 only the mark
  * and the companies whose record differs from the static data (what the row would answer for the
@@ -132,8 +133,13 @@ function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
 	return count;
 }
 
-/** The entry that marks a row written by a run that saved static data (see above); no company id has no `/`. */
-const rowEntry = (token: string) => `["row written",${json(token)}]`;
+/**
+ * The entry that marks a row written by a run that saved static data (see above); no company id has no `/`.
+ * It holds the whole mark: a mark whose count or list was edited by hand (or another version's) is then
+ * not in the row, and proves nothing.
+ */
+const rowEntry = (mark: RowMark) =>
+	JSON.stringify(['row written', mark.token, mark.entries, mark.notAsSaved]);
 
 function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 	const entries: string[] = [];
@@ -215,7 +221,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
 		this.recordedNew = [];
 		this.previousOfChanged = new Map();
-		const markEntry = mark ? rowEntry(mark.token) : undefined;
+		const markEntry = mark ? rowEntry(mark) : undefined;
 		const firstNew = storeIsNew
 			? new Set<string>()
 			: await this.record([
@@ -397,16 +403,17 @@ export class ProcessedItemsMemory implements WatchMemory {
 				throw error;
 			});
 			// The row's mark last: n8n's trimming drops the oldest first. A row too long to hold all is not marked.
-			const token = this.notebook && count < STORE_OPTIONS.maxEntries! ? randomUUID() : undefined;
-			if (token) entries.push(rowEntry(token));
+			const next =
+				this.notebook && count < STORE_OPTIONS.maxEntries!
+					? { token: randomUUID(), entries: count, notAsSaved: this.notAsSaved }
+					: undefined;
+			if (next) entries.push(rowEntry(next));
 			await this.write(entries).catch(async (error: unknown) => {
 				// The row is gone: the last run's entries, as recall learned them, are written back.
 				await this.write(this.previousEntries(current)).catch(() => undefined);
 				throw error;
 			});
-			this.notebook?.markRow(
-				token ? { token, entries: count, notAsSaved: this.notAsSaved } : undefined,
-			);
+			this.notebook?.markRow(next);
 		}
 		// The notebook changes only once the store has answered.
 		await this.notebook?.remember(current, unchecked);

@@ -110,3 +110,48 @@ describe("the row's mark and a worker run that fails while a main-process run ov
 		},
 	);
 });
+
+describe("a mark whose list was edited by hand (the token still the row's)", () => {
+	it('a company the row holds only the status of is not taken from the static data: its reported rename is not reported again', async () => {
+		const store = new HarnessStore();
+		let saved: Record<string, unknown> = {};
+		const four = [0, 1, 2, 3].map((index) => ({ countryCode: 'de', companyId: `HRB${index}` }));
+		let day = 0;
+		/** `unchecked`: the companies whose lookups failed. */
+		const run = async (
+			records: CompanyRecord[],
+			mode: 'main' | 'worker',
+			unchecked: number[] = [],
+		) => {
+			day += 1;
+			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+			const found = await detectChanges(
+				new ProcessedItemsMemory(
+					helpersOf(store),
+					mode === 'worker'
+						? undefined
+						: new StaticDataMemory(data, { warn: () => undefined }, () => true),
+				),
+				records.flatMap((record, itemIndex) =>
+					unchecked.includes(itemIndex) ? [] : [{ key: four[itemIndex], record, itemIndex }],
+				),
+				unchecked.map((index) => four[index]),
+				{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			);
+			if (mode === 'main') saved = data;
+			return found.map((change) => `${change.itemIndex}:${change.change.event}`);
+		};
+		const ACTIVE = [0, 1, 2, 3].map(() => company('Active'));
+		const renamed = [...ACTIVE.slice(0, 3), company('Active', 'Alpha AG')];
+		await run(ACTIVE, 'main');
+		expect(await run(renamed, 'worker')).toEqual(['3:detailsChanged']);
+		// A main process (static data: the old name) cannot check it: the row keeps its status only, and the
+		// mark says so.
+		await run(renamed, 'main', [3]);
+		expect((saved.storeRow as { notAsSaved: string[] }).notAsSaved).toEqual(['de/HRB3']);
+		(saved.storeRow as { notAsSaved: string[] }).notAsSaved = [];
+		await run(renamed, 'main', [3]);
+		// A worker, which knows only the row, checks it again: no change since the rename it reported.
+		expect(await run(renamed, 'worker')).toEqual([]);
+	});
+});
