@@ -273,6 +273,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 		for (const [id, entry] of absentAsked) if (!isNew(entry)) carriedWhole.push(id);
 		const carriedWholeSet = new Set(carriedWhole);
 		const statusOnly = absent.filter((id) => !carriedWholeSet.has(id));
+		/**
+		 * A company not named whose static data says it was not registered: its full entry, asked in step 1, is
+		 * its status entry, and the row did not hold it (step 1 recorded it: step 2 would find it held).
+		 */
+		const askedNotRegistered = (id: string) => absentAsked.has(id) && saved(id)?.s === 'N';
 
 		// 2. For the rest: each status, and the names and addresses that may have been.
 		const questions: string[] = [];
@@ -288,7 +293,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 				if (before) questions.push(nameEntry(id, before.n), addressEntry(id, before.a));
 			}
 			for (const id of statusOnly) {
-				for (const status of STATUSES) questions.push(statusEntry(id, status));
+				for (const status of STATUSES)
+					if (status !== 'N' || !askedNotRegistered(id)) questions.push(statusEntry(id, status));
 				questions.push(detailsUnknownEntry(id));
 			}
 		}
@@ -303,10 +309,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 		this.rowIsCurrent = !storeIsNew && firstNew.size === 0 && secondNew.size === 0;
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
-		/** `now`: the status a changed company has now, whose entry step 1 found missing (and did not ask again). */
-		const statusOf = (id: string, now?: CompanySnapshot['s']) => {
+		/** `missing`: a status whose entry step 1 asked and found missing (and step 2 did not ask again). */
+		const statusOf = (id: string, missing?: CompanySnapshot['s']) => {
 			const held = STATUSES.filter((status) =>
-				status === 'N' && now === 'N' ? false : answers.has(statusEntry(id, status)),
+				status === 'N' && missing === 'N' ? false : answers.has(statusEntry(id, status)),
 			);
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
@@ -373,7 +379,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		this.carried = [];
 		for (const id of carriedWhole) pushEntriesOf(this.carried, id, saved(id)!);
 		for (const id of statusOnly) {
-			const status = storeIsNew ? undefined : statusOf(id);
+			const status = storeIsNew
+				? undefined
+				: statusOf(id, askedNotRegistered(id) ? 'N' : undefined);
 			if (status === 'N') this.carried.push(statusEntry(id, 'N'));
 			else if (status !== undefined)
 				this.carried.push(statusEntry(id, status), detailsUnknownEntry(id));

@@ -155,3 +155,47 @@ describe("a mark whose list was edited by hand (the token still the row's)", () 
 		expect(await run(renamed, 'worker')).toEqual([]);
 	});
 });
+
+describe('a company not named whose static data says it was not registered', () => {
+	it('the row keeps the status a worker saw since (not the one step 1 just recorded): no second reregistered', async () => {
+		const store = new HarnessStore();
+		let saved: Record<string, unknown> = {};
+		let day = 0;
+		const gone = {
+			isRegistered: false,
+			officialName: 'N/A',
+			status: 'N/A',
+			registrationDate: 'N/A',
+		} as unknown as CompanyRecord;
+		/** `records`: undefined where the company is not named this run. */
+		const run = async (records: Array<CompanyRecord | undefined>, mode: 'main' | 'worker') => {
+			day += 1;
+			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+			const found = await detectChanges(
+				new ProcessedItemsMemory(
+					helpersOf(store),
+					mode === 'worker'
+						? undefined
+						: new StaticDataMemory(data, { warn: () => undefined }, () => true),
+				),
+				records.flatMap((record, itemIndex) =>
+					record ? [{ key: keys[itemIndex], record, itemIndex }] : [],
+				),
+				[],
+				{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			);
+			if (mode === 'main') saved = data;
+			return found.map((change) => `${change.itemIndex}:${change.change.event}`);
+		};
+		await run([gone, company('Active')], 'main');
+		expect(await run([company('Active'), company('Active')], 'worker')).toEqual(['0:reregistered']);
+		// Main-process runs that do not name it keep it (the static data still says: not registered).
+		expect(await run([undefined, company('Active')], 'main')).toEqual([]);
+		expect(await run([undefined, company('Active')], 'main')).toEqual([]);
+		// Named again, unchanged since the worker reported it; then it turns inactive.
+		expect(await run([company('Active'), company('Active')], 'worker')).toEqual([]);
+		expect(await run([company('Inactive'), company('Active')], 'worker')).toEqual([
+			'0:turnedInactive',
+		]);
+	});
+});
