@@ -199,3 +199,65 @@ describe('a company not named whose static data says it was not registered', () 
 		]);
 	});
 });
+
+describe('a main-process run that crashes after asking a mark the row no longer held', () => {
+	// Known defect, left: asking the mark records it, also into a row another run wrote since; a process
+	// that dies before its next call saves nothing, and its next execution (the same static data) finds the
+	// mark, trusts the row, takes the company as the static data says (unchanged) and misses the change back.
+	// Tried: asking the mark's next generation with it (trusted only if that one is new): it holds here, but
+	// shifted which counts meet the harness's scaled-down capacity in the property test (a false change
+	// there, an artefact of a capacity below the memory's maxEntries), so it was not kept in the time left.
+	it.failing(
+		'the next run with the same static data does not trust the mark the crash left: the change back is reported',
+		async () => {
+			const store = new HarnessStore();
+			let saved: Record<string, unknown> = {};
+			let day = 0;
+			/** `crashAfter`: the store calls this run makes before the process dies (none answered after). */
+			const run = async (
+				records: CompanyRecord[],
+				mode: 'main' | 'worker',
+				crashAfter?: number,
+			) => {
+				day += 1;
+				const helpers = helpersOf(store);
+				let calls = 0;
+				const dies =
+					<T extends unknown[], R>(call: (...args: T) => Promise<R>) =>
+					async (...args: T): Promise<R> => {
+						calls += 1;
+						if (crashAfter !== undefined && calls > crashAfter) throw new Error('process died');
+						return await call(...args);
+					};
+				const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+				const found = await detectChanges(
+					new ProcessedItemsMemory(
+						{
+							checkProcessedAndRecord: dies(helpers.checkProcessedAndRecord),
+							clearAllProcessedItems: dies(helpers.clearAllProcessedItems),
+							getProcessedDataCount: dies(helpers.getProcessedDataCount),
+							removeProcessed: dies(helpers.removeProcessed!),
+						},
+						mode === 'worker'
+							? undefined
+							: new StaticDataMemory(data, { warn: () => undefined }, () => true),
+					),
+					records.map((record, itemIndex) => ({ key: keys[itemIndex], record, itemIndex })),
+					[],
+					{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+				);
+				if (mode === 'main') saved = data;
+				return found.map((change) => `${change.itemIndex}:${change.change.event}`);
+			};
+			const ACTIVE = [company('Active'), company('Active'), company('Active')];
+			const inactive = [company('Active'), company('Active'), company('Inactive')];
+			await run(ACTIVE, 'main');
+			expect(await run(inactive, 'worker')).toEqual(['2:turnedInactive']);
+			// A main process (static data of the first run) asks its mark (recorded: the worker's row did not
+			// hold it), and dies before the next call: nothing saved.
+			await expect(run(ACTIVE, 'main', 1)).rejects.toThrow('process died');
+			// Its next execution, with the same static data: the company turned active again since the worker's run.
+			expect(await run(ACTIVE, 'main')).toEqual(['2:turnedActive']);
+		},
+	);
+});
