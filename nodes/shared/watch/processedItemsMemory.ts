@@ -48,8 +48,9 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * next run would take them as known, and never report the change); a failure after the clear writes back
  * the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
  * leaves its new entries, and the changes of that run are lost for good (and the mark it asked, if the row
- * did not hold it: a later run with that static data then trusts the row; the full entries of the changed
- * companies still decide, as without the mark); a crash between the clear and the
+ * did not hold it: a later run with that static data then trusts a row another run wrote, takes a company
+ * back to what the static data says as unchanged, and a changed one's previous snapshot from the older
+ * static data; a known gap, rowMark.redteam.test.ts); a crash between the clear and the
  * write leaves an empty row: a main process falls back to the static data (written only after the store),
  * a queue-mode worker starts a new baseline (changes meanwhile lost, none false).
  */
