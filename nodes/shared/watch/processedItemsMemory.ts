@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 
-import type { Recollection, StaticDataMemory, WatchMemory } from './memory';
+import type { Recollection, RowMark, StaticDataMemory, WatchMemory } from './memory';
 import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
 
 /**
@@ -27,9 +27,10 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * What each value costs (n8n 2.41.1, measured in bench/watch.ts): an MD5 hash each (about 3 µs), and each
  * call the whole row (parsed, a Set of it built, written back). So a run passes few values in few calls.
  * The row's mark: a run on a main process writes the row with a random token last (`["row written",
- * token]`, kept longest by the trimming) and saves the token in the static data with the companies. A
- * later run whose static data holds that token, and whose row still holds it, knows the row is exactly
- * that run's: no other run wrote it since (every write clears the row first, so the token goes), and
+ * token, entries, notAsSaved]`, kept longest by the trimming) and saves that mark in the static data with
+ * the companies. A later run whose static data holds that mark, and whose row still holds it, knows the
+ * row is exactly that run's: no other run wrote it since (every write clears the row first, so the
+ * token goes), and
  * the row holds each company's four entries as the static data's snapshot says (except `notAsSaved`:
  * those not named then, whose entries were a status at most). Such a run asks in step 1 only the mark
  * and the companies whose record differs from the static data (what the row would answer for the
@@ -47,8 +48,9 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * next run would take them as known, and never report the change); a failure after the clear writes back
  * the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
  * leaves its new entries, and the changes of that run are lost for good (and the mark it asked, if the row
- * did not hold it: a later run with that static data then trusts the row; the full entries of the changed
- * companies still decide, as without the mark); a crash between the clear and the
+ * did not hold it: a later run with that static data then trusts a row another run wrote, takes a company
+ * back to what the static data says as unchanged, and a changed one's previous snapshot from the older
+ * static data; a known gap, rowMark.redteam.test.ts); a crash between the clear and the
  * write leaves an empty row: a main process falls back to the static data (written only after the store),
  * a queue-mode worker starts a new baseline (changes meanwhile lost, none false).
  */
@@ -132,8 +134,13 @@ function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
 	return count;
 }
 
-/** The entry that marks a row written by a run that saved static data (see above); no company id has no `/`. */
-const rowEntry = (token: string) => `["row written",${json(token)}]`;
+/**
+ * The entry that marks a row written by a run that saved static data (see above); no company id has no `/`.
+ * It holds the whole mark: a mark whose count or list was edited by hand (or another version's) is then
+ * not in the row, and proves nothing.
+ */
+const rowEntry = (mark: RowMark) =>
+	JSON.stringify(['row written', mark.token, mark.entries, mark.notAsSaved]);
 
 function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 	const entries: string[] = [];
@@ -159,6 +166,12 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private rowIsCurrent = false;
 	/** How many company entries the store held before this run (-1: not known, the row is written anew). */
 	private heldBefore = 0;
+	/**
+	 * Whether the row held the mark and every company named now as the static data says: only then may a
+	 * run that leaves the row as it is keep its mark. A company that differs from the static data but whose
+	 * entries the row held got them from another run (one in progress may yet take them back, if it fails).
+	 */
+	private rowAsSaved = false;
 
 	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
 	constructor(
@@ -209,7 +222,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
 		this.recordedNew = [];
 		this.previousOfChanged = new Map();
-		const markEntry = mark ? rowEntry(mark.token) : undefined;
+		const markEntry = mark ? rowEntry(mark) : undefined;
 		const firstNew = storeIsNew
 			? new Set<string>()
 			: await this.record([
@@ -219,6 +232,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 				]);
 		for (const entry of firstNew) this.recordedNew.push(entry);
 		const rowAsMarked = markEntry !== undefined && !firstNew.has(markEntry);
+		this.rowAsSaved = rowAsMarked && asked.size === 0;
 		if (markEntry && !rowAsMarked) {
 			// Another run wrote the row since (a worker, a run whose static data was lost): all is asked.
 			for (const id of deferred) asked.set(id, fullEntry(id, current.get(id)!));
@@ -260,6 +274,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 		for (const [id, entry] of absentAsked) if (!isNew(entry)) carriedWhole.push(id);
 		const carriedWholeSet = new Set(carriedWhole);
 		const statusOnly = absent.filter((id) => !carriedWholeSet.has(id));
+		/**
+		 * A company not named whose static data says it was not registered: its full entry, asked in step 1, is
+		 * its status entry, and the row did not hold it (step 1 recorded it: step 2 would find it held).
+		 */
+		const askedNotRegistered = (id: string) => absentAsked.has(id) && saved(id)?.s === 'N';
 
 		// 2. For the rest: each status, and the names and addresses that may have been.
 		const questions: string[] = [];
@@ -275,7 +294,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 				if (before) questions.push(nameEntry(id, before.n), addressEntry(id, before.a));
 			}
 			for (const id of statusOnly) {
-				for (const status of STATUSES) questions.push(statusEntry(id, status));
+				for (const status of STATUSES)
+					if (status !== 'N' || !askedNotRegistered(id)) questions.push(statusEntry(id, status));
 				questions.push(detailsUnknownEntry(id));
 			}
 		}
@@ -290,10 +310,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 		this.rowIsCurrent = !storeIsNew && firstNew.size === 0 && secondNew.size === 0;
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
-		/** `now`: the status a changed company has now, whose entry step 1 found missing (and did not ask again). */
-		const statusOf = (id: string, now?: CompanySnapshot['s']) => {
+		/** `missing`: a status whose entry step 1 asked and found missing (and step 2 did not ask again). */
+		const statusOf = (id: string, missing?: CompanySnapshot['s']) => {
 			const held = STATUSES.filter((status) =>
-				status === 'N' && now === 'N' ? false : answers.has(statusEntry(id, status)),
+				status === 'N' && missing === 'N' ? false : answers.has(statusEntry(id, status)),
 			);
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
@@ -360,7 +380,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		this.carried = [];
 		for (const id of carriedWhole) pushEntriesOf(this.carried, id, saved(id)!);
 		for (const id of statusOnly) {
-			const status = storeIsNew ? undefined : statusOf(id);
+			const status = storeIsNew
+				? undefined
+				: statusOf(id, askedNotRegistered(id) ? 'N' : undefined);
 			if (status === 'N') this.carried.push(statusEntry(id, 'N'));
 			else if (status !== undefined)
 				this.carried.push(statusEntry(id, status), detailsUnknownEntry(id));
@@ -378,7 +400,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const mark = this.notebook?.rowMark;
 		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
 		if (this.rowIsCurrent && count === this.heldBefore) {
-			this.notebook?.markRow(mark);
+			this.notebook?.markRow(this.rowAsSaved ? mark : undefined);
 		} else {
 			const entries = [...this.carried];
 			for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
@@ -390,16 +412,17 @@ export class ProcessedItemsMemory implements WatchMemory {
 				throw error;
 			});
 			// The row's mark last: n8n's trimming drops the oldest first. A row too long to hold all is not marked.
-			const token = this.notebook && count < STORE_OPTIONS.maxEntries! ? randomUUID() : undefined;
-			if (token) entries.push(rowEntry(token));
+			const next =
+				this.notebook && count < STORE_OPTIONS.maxEntries!
+					? { token: randomUUID(), entries: count, notAsSaved: this.notAsSaved }
+					: undefined;
+			if (next) entries.push(rowEntry(next));
 			await this.write(entries).catch(async (error: unknown) => {
 				// The row is gone: the last run's entries, as recall learned them, are written back.
 				await this.write(this.previousEntries(current)).catch(() => undefined);
 				throw error;
 			});
-			this.notebook?.markRow(
-				token ? { token, entries: count, notAsSaved: this.notAsSaved } : undefined,
-			);
+			this.notebook?.markRow(next);
 		}
 		// The notebook changes only once the store has answered.
 		await this.notebook?.remember(current, unchecked);

@@ -1,0 +1,321 @@
+import type { ICheckProcessedOptions } from 'n8n-workflow';
+
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../../../nodes/shared/watch/processedItemsMemory';
+import {
+	compareSnapshots,
+	snapshotOf,
+	type FoundChange,
+} from '../../../nodes/shared/watch/snapshot';
+import { mulberry32 } from '../../../sandbox/faults';
+
+// Red team of the store row's mark (issue 22): rounds of one or two overlapping runs (main process or
+// queue-mode worker), some failing at a random store call, some saves of the static data lost or saved in
+// the other order, some static data hand-edited. The model keeps, per company, the record the watch last
+// reported (or first saw): a successful run's event must be that record's change (never a false one, never
+// twice); after a round, a company a successful run checked whose record differs from the model's was
+// missed (counted where the memory could not have lost it: room enough, no crash, checked last round).
+
+const NAMES = ['Alpha GmbH', 'Beta GmbH'];
+const ADDRESSES = ['Hauptstr. 1', undefined];
+
+function record(random: () => number): CompanyRecord {
+	if (random() < 0.1)
+		return {
+			isRegistered: false,
+			officialName: 'N/A',
+			status: 'N/A',
+			registrationDate: 'N/A',
+		} as unknown as CompanyRecord;
+	const address = ADDRESSES[Math.floor(random() * ADDRESSES.length)];
+	return {
+		isRegistered: true,
+		officialName: NAMES[Math.floor(random() * NAMES.length)],
+		status: random() < 0.5 ? 'Active' : 'Inactive',
+		registrationDate: '2001-01-01',
+		...(address ? { registeredAddress: address } : {}),
+	} as CompanyRecord;
+}
+
+type Mode = 'main' | 'worker';
+interface Plan {
+	mode: Mode;
+	/** The store call (0-based, of this run) that fails, and its retry; `crash`: all after it too (no undo). */
+	failAt?: number;
+	crash?: boolean;
+	saveLost: boolean;
+}
+
+function helpersOf(store: HarnessStore, plan: Plan): ProcessedItemsStore {
+	const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
+	let calls = 0;
+	const gate = () => {
+		const call = calls++;
+		// A failing call fails its retry too (the run's own retry of a first call); a crash fails all after it.
+		if (
+			plan.failAt !== undefined &&
+			(call === plan.failAt || call === plan.failAt + 1 || (plan.crash && call > plan.failAt))
+		)
+			throw new Error(`store call ${call} failed`);
+	};
+	return {
+		checkProcessedAndRecord: async (items, scope, options) => {
+			gate();
+			return await store.checkProcessedAndRecord(items, scope, context, options);
+		},
+		clearAllProcessedItems: async (scope) => {
+			gate();
+			await store.clearAllProcessedItems(scope, context);
+		},
+		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) => {
+			gate();
+			return await store.getProcessedDataCount(scope, context, options);
+		},
+		removeProcessed: async (items, scope, options) => {
+			gate();
+			await store.removeProcessed(items, scope, context, options);
+		},
+	};
+}
+
+function deferred() {
+	let resolve!: () => void;
+	const promise = new Promise<void>((done) => (resolve = done));
+	return { promise, resolve };
+}
+
+interface Options {
+	lostSaves: boolean;
+	/** Two runs a round, meeting in the ways below; else one. */
+	overlaps: boolean;
+	crashes: boolean;
+	/** Some watches with a store of room for a few companies (n8n's trimming drops the oldest). */
+	capacity: boolean;
+}
+
+async function simulate(seed: number, options: Options) {
+	const allowLostSaves = options.lostSaves;
+	const random = mulberry32(seed);
+	const size = 2 + Math.floor(random() * 8);
+	const keys: LookupKey[] = Array.from({ length: size }, (_, index) => ({
+		countryCode: 'de',
+		companyId: `HRB${index}`,
+	}));
+	const records = keys.map(() => record(random));
+	const store = new HarnessStore();
+	const capacityBound = random() < 0.2 && options.capacity;
+	if (capacityBound) store.capacity = 1 + Math.floor(random() * size * 4);
+	const forgetDays = random() < 0.3 ? 1 + Math.floor(random() * 3) : 0;
+	let saved: Record<string, unknown> = {};
+	const model = new Map<number, CompanyRecord>();
+	let checkedLastRound = new Set<number>();
+	let crashed = false;
+	const problems: string[] = [];
+	let reported = 0;
+	let missed = 0;
+	const rounds = 4 + Math.floor(random() * 10);
+	for (let round = 0; round < rounds; round++) {
+		for (let index = 0; index < size; index++) if (random() < 0.25) records[index] = record(random);
+		const day = round + 1;
+		const overlapping = random() < 0.5 && options.overlaps ? 2 : 1;
+		const plans: Plan[] = Array.from({ length: overlapping }, () => {
+			const fails = random() < 0.25;
+			return {
+				mode: random() < 0.35 ? 'worker' : 'main',
+				...(fails
+					? { failAt: Math.floor(random() * 6), crash: random() < 0.3 && options.crashes }
+					: {}),
+				saveLost: allowLostSaves && random() < 0.2,
+			};
+		});
+		// Hand-edited static data: a mark whose list or count lies (the token is the row's).
+		if (random() < 0.1 && saved.storeRow) {
+			const mark = saved.storeRow as { entries: number; notAsSaved: string[] };
+			if (random() < 0.5) mark.entries += 1;
+			else mark.notAsSaved = [];
+		}
+		const runs = plans.map((plan) => {
+			const named = keys.map((_, index) => index).filter(() => random() < 0.9);
+			const failing = new Set(named.filter(() => random() < 0.1));
+			return { plan, checked: named.filter((index) => !failing.has(index)), failing };
+		});
+		const staticData = runs.map(({ plan }) =>
+			plan.mode === 'worker' ? {} : (JSON.parse(JSON.stringify(saved)) as Record<string, unknown>),
+		);
+		// How the two runs meet: one after the other (from the same static data), the second inside the
+		// first's recall and remember, or both recalled before either remembers.
+		const shape = Math.floor(random() * 3);
+		const recalled = runs.map(() => deferred());
+		const proceed = runs.map(() => deferred());
+		const execute = async (which: number): Promise<FoundChange[] | undefined> => {
+			const { plan, checked, failing } = runs[which];
+			const notebook =
+				plan.mode === 'worker'
+					? undefined
+					: new StaticDataMemory(
+							staticData[which],
+							{ warn: () => undefined },
+							(_id, snapshot) => forgetDays === 0 || day - 1 - snapshot.d <= forgetDays,
+						);
+			const inner = new ProcessedItemsMemory(helpersOf(store, plan), notebook);
+			const memory: WatchMemory = {
+				recall: async (current, unchecked) => {
+					try {
+						return await inner.recall(current, unchecked);
+					} finally {
+						recalled[which].resolve();
+						await proceed[which].promise;
+					}
+				},
+				remember: async (current, unchecked) => await inner.remember(current, unchecked),
+			};
+			try {
+				return await detectChanges(
+					memory,
+					checked.map((index) => ({ key: keys[index], record: records[index], itemIndex: index })),
+					[...failing].map((index) => keys[index]),
+					{ now: new Date(Date.UTC(1970, 0, 1 + day)), reportFirstSightings: false },
+				);
+			} catch {
+				return undefined;
+			}
+		};
+		const results: Array<FoundChange[] | undefined> = [];
+		if (overlapping === 1 || shape === 0) {
+			for (let which = 0; which < runs.length; which++) {
+				proceed[which].resolve();
+				results[which] = await execute(which);
+			}
+		} else if (shape === 1) {
+			const first = execute(0);
+			await recalled[0].promise;
+			proceed[1].resolve();
+			results[1] = await execute(1);
+			proceed[0].resolve();
+			results[0] = await first;
+		} else {
+			const first = execute(0);
+			await recalled[0].promise;
+			const second = execute(1);
+			await recalled[1].promise;
+			proceed[0].resolve();
+			results[0] = await first;
+			proceed[1].resolve();
+			results[1] = await second;
+		}
+		// n8n saves the static data of the successful main-process runs, in some order.
+		const order = runs.map((_, which) => which);
+		if (random() < 0.5) order.reverse();
+		for (const which of order)
+			if (results[which] && runs[which].plan.mode === 'main' && !runs[which].plan.saveLost)
+				saved = staticData[which];
+		const checkedNow = new Set<number>();
+		for (let which = 0; which < runs.length; which++) {
+			const found = results[which];
+			const { plan, checked } = runs[which];
+			if (plan.crash) crashed = true;
+			if (!found) continue;
+			const where = `seed ${seed} round ${round} run ${which} (${plan.mode}${plan.failAt !== undefined ? `, call ${plan.failAt} fails` : ''}, shape ${shape}, of ${overlapping})`;
+			for (const change of found) {
+				reported += 1;
+				const before = model.get(change.itemIndex);
+				const expected = before
+					? compareSnapshots(snapshotOf(before, 0), snapshotOf(records[change.itemIndex], 0))
+					: undefined;
+				if (!expected) {
+					problems.push(
+						`${where} company ${change.itemIndex}: ${change.change.event} not due (false or twice)`,
+					);
+					continue;
+				}
+				if (
+					change.change.event !== expected.event ||
+					change.change.changedFields.some((field) => !expected.changedFields.includes(field))
+				)
+					problems.push(
+						`${where} company ${change.itemIndex}: ${change.change.event} ${change.change.changedFields.join()} where the model says ${expected.event} ${expected.changedFields.join()}`,
+					);
+				model.set(change.itemIndex, records[change.itemIndex]);
+			}
+			for (const index of checked) checkedNow.add(index);
+		}
+		for (const index of checkedNow) {
+			const before = model.get(index);
+			const expected = before
+				? compareSnapshots(snapshotOf(before, 0), snapshotOf(records[index], 0))
+				: undefined;
+			if (expected && !capacityBound && !crashed && checkedLastRound.has(index)) {
+				missed += 1;
+				problems.push(`seed ${seed} round ${round} company ${index}: missed ${expected.event}`);
+			}
+			model.set(index, records[index]);
+		}
+		checkedLastRound = checkedNow;
+	}
+	return { problems, reported, missed };
+}
+
+async function problemsOf(options: Options): Promise<{ problems: string[]; reported: number }> {
+	const problems: string[] = [];
+	let reported = 0;
+	for (let seed = 1; seed <= 300; seed++) {
+		const result = await simulate(seed, options);
+		problems.push(...result.problems);
+		reported += result.reported;
+	}
+	return { problems, reported };
+}
+
+describe('red team: failing runs, lost saves and hand-edited marks against the row mark (issue 22)', () => {
+	// Capacity and lost saves apart: the harness's capacity stands for a maxEntries the memory does not
+	// know (it marks a row it takes as within 500,000 entries), so a run that finds neither the mark nor
+	// any company may count a trimmed row as one it emptied; with n8n's own trimming at the memory's
+	// maxEntries, that cannot be.
+	it.each<Options>([
+		{ lostSaves: false, overlaps: false, crashes: false, capacity: true },
+		{ lostSaves: true, overlaps: false, crashes: false, capacity: false },
+	])('%p: 300 seeds, never a false or twice-reported change, nothing missed', async (options) => {
+		const { problems, reported } = await problemsOf(options);
+		expect(problems.slice(0, 15)).toEqual([]);
+		expect(reported).toBeGreaterThan(300);
+	});
+
+	// Known defect, left (not fixed this session): a run that crashes after its first store call has asked
+	// the mark, and so recorded it into a row another run (a worker, a run whose save was lost) wrote since:
+	// the next run, loading the same static data, finds the mark and takes the previous snapshots of changed
+	// companies from the older static data (wrong fields; seed 85: a change reported twice). Without the
+	// mark, a crash costs wrong fields too, rarely (seed 80).
+	it.failing('crashes between store calls: never a false or twice-reported change', async () => {
+		const { problems } = await problemsOf({
+			lostSaves: false,
+			overlaps: false,
+			crashes: true,
+			capacity: false,
+		});
+		expect(problems).toEqual([]);
+	});
+
+	// Known defect, not the mark's (as many problems with it as without): two overlapping runs each write the
+	// row anew from what they read, and the later writer wins; a worker's row written after a main-process
+	// run's carries an older status of a company it could not check, and the change is reported again, or
+	// one run's undo of its entries (it failed) removes entries the other run's new row holds.
+	it.failing(
+		'overlapping runs: never a false or twice-reported change, nothing missed',
+		async () => {
+			const { problems } = await problemsOf({
+				lostSaves: false,
+				overlaps: true,
+				crashes: false,
+				capacity: false,
+			});
+			expect(problems).toEqual([]);
+		},
+	);
+});
