@@ -1,0 +1,158 @@
+import {
+	BURST_BLAME_MS,
+	FIRST_PAUSE_MAX_MS,
+	QUIET_SPELL_MS,
+} from '../../../../nodes/shared/transport/rateControl/constants';
+import { modeOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
+import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
+import { admitted, answeredAs, noAnswer, ok, play, refused, send, type Step } from './story';
+
+// The transition's own edges, as a user sees them: how long a spent quota's pause holds once answers
+// come, from when a first limit's pause counts, and how long a refused burst keeps requests back.
+
+const pausedUntil = (state: ControlState, now: number) => {
+	const mode = modeOf(state, now);
+	if (!('until' in mode)) throw new Error(`expected a pause, got ${mode.kind}`);
+	return mode.until;
+};
+
+describe("a spent quota's pause", () => {
+	// Two waves with nothing admitted, each told to wait an hour, while a request sent before is out.
+	const spent: Step[] = [
+		send(1_000),
+		send(1_010),
+		refused(1_000, 1_050, { retryAfterMs: 3_600_000 }),
+		send(2_000),
+		refused(2_000, 2_050, { retryAfterMs: 3_600_000 }),
+	];
+
+	it.each([199, 300, 404, 503])(
+		'holds after a %d answer to the request still out (only an admission says the quota is back)',
+		(status) => {
+			const { state } = play([...spent, answeredAs(status, 1_010, 2_100)]);
+			expect(modeOf(state, 2_100).kind).toBe('quotaSpent');
+		},
+	);
+
+	it('holds when the request still out gets no answer', () => {
+		const { state } = play([...spent, noAnswer(1_010, 2_100)]);
+		expect(modeOf(state, 2_100).kind).toBe('quotaSpent');
+	});
+
+	it.each([200, 204, 299])(
+		'ends with a %d answer: the pause left is no longer a spent quota',
+		(status) => {
+			const before = play(spent).state;
+			const { state } = play([...spent, answeredAs(status, 1_010, 2_100)]);
+			expect(modeOf(state, 2_100)).toEqual({
+				kind: 'paused',
+				until: pausedUntil(before, 2_100),
+				limit: modeOf(before, 2_100).limit,
+			});
+		},
+	);
+});
+
+describe('a storm', () => {
+	// Paced after a first limit, then two more waves within two seconds, nothing admitted.
+	const storm = [
+		...admitted(1_000, 10),
+		send(1_100),
+		refused(1_100, 1_150),
+		send(2_000),
+		refused(2_000, 2_050),
+		send(2_010),
+		send(2_100),
+		refused(2_100, 2_150),
+	];
+
+	it('is not ended by a request that gets no answer (only an admission ends it)', () => {
+		const before = play(storm).state;
+		expect(modeOf(before, 2_200).kind).toBe('storm');
+		const { state } = play([...storm, noAnswer(2_010, 2_200)]);
+		expect(modeOf(state, 2_200)).toEqual(modeOf(before, 2_200));
+	});
+});
+
+describe("a first limit's pause counts from when requests began to go together", () => {
+	/** Ten admitted from `from`, then one refused within a pause of `from`. */
+	const wave = (from: number): Step[] => [
+		...admitted(from, 10),
+		send(from + 100),
+		refused(from + 100, from + 150),
+	];
+
+	it('not from a first request answered the moment it left (the token fetch)', () => {
+		const { state } = play([send(1_000), ok(1_000, 1_000), ...wave(1_050)]);
+		expect(pausedUntil(state, 1_200)).toBe(1_050 + FIRST_PAUSE_MAX_MS);
+	});
+
+	it('from the first request, when it was not answered before the second left', () => {
+		const { state } = play([send(1_000), ...wave(1_050), ok(1_000, 1_210)]);
+		expect(pausedUntil(state, 1_210)).toBe(1_000 + FIRST_PAUSE_MAX_MS);
+	});
+
+	it('not from requests admitted before a quiet spell of exactly QUIET_SPELL_MS', () => {
+		const before = admitted(1_000, 3);
+		const lastAnswer = before[before.length - 1].at;
+		const from = lastAnswer + QUIET_SPELL_MS;
+		const { state } = play([...before, ...wave(from)]);
+		expect(pausedUntil(state, from + 150)).toBe(from + FIRST_PAUSE_MAX_MS);
+	});
+
+	it('not from requests before a quiet spell that only a request getting no answer broke', () => {
+		const before = admitted(1_000, 3);
+		const lastAnswer = before[before.length - 1].at;
+		const from = lastAnswer + QUIET_SPELL_MS;
+		const timedOut = [send(lastAnswer), noAnswer(lastAnswer, from - 1)];
+		const { state } = play([...before, ...timedOut, ...wave(from)]);
+		expect(pausedUntil(state, from + 150)).toBe(from + FIRST_PAUSE_MAX_MS);
+	});
+
+	it('from requests admitted before a spell just short of QUIET_SPELL_MS', () => {
+		const before = admitted(1_000, 3);
+		const lastAnswer = before[before.length - 1].at;
+		const from = lastAnswer + QUIET_SPELL_MS - 1;
+		const { state } = play([...before, ...wave(from)]);
+		expect(pausedUntil(state, from + 150)).not.toBe(from + FIRST_PAUSE_MAX_MS);
+	});
+});
+
+describe('a burst on credit saved during a quiet spell, refused', () => {
+	// Ten admitted in 150 ms, then a 429: paced from 2 s on, with the burst it allowed as credit.
+	const firstLimit = [...admitted(1_000, 10), send(1_100), refused(1_100, 1_150)];
+
+	/** Starts as many as nextStart lets go at `now`, keeping the state it returns. */
+	function burst(state: ControlState, now: number, most: number): ControlState {
+		for (let count = 0; count < most; count++) {
+			const asked = nextStart(state, now);
+			if (asked.at !== 0) throw new Error(`only ${count} let go at ${now}`);
+			state = transition(asked.state, { kind: 'started' }, now).state;
+		}
+		return state;
+	}
+
+	it('holds requests back until the burst has left a window counted from its first start', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		state = burst(state, 60_010, 2);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 60_010, status: 429 } },
+			60_060,
+		).state;
+		expect(pausedUntil(state, 60_060)).toBe(60_000 + FIRST_PAUSE_MAX_MS);
+	});
+
+	it('a 429 to a request paced long after the burst is a wave, not the burst refused', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 60_000 + BURST_BLAME_MS, status: 429 } },
+			60_000 + BURST_BLAME_MS + 50,
+		).state;
+		expect(modeOf(state, 60_000 + BURST_BLAME_MS + 50).kind).toBe('paced');
+	});
+});
