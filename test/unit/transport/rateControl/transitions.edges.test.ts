@@ -3,7 +3,7 @@ import {
 	FIRST_PAUSE_MAX_MS,
 	QUIET_SPELL_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
-import { modeOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import { limitOf, modeOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
 import { admitted, answeredAs, noAnswer, ok, play, refused, send, type Step } from './story';
@@ -48,7 +48,7 @@ describe("a spent quota's pause", () => {
 			expect(modeOf(state, 2_100)).toEqual({
 				kind: 'paused',
 				until: pausedUntil(before, 2_100),
-				limit: modeOf(before, 2_100).limit,
+				limit: limitOf(before, 2_100),
 			});
 		},
 	);
