@@ -11,6 +11,12 @@ import { admitted, answeredAs, noAnswer, ok, play, refused, send, type Step } fr
 // The transition's own edges, as a user sees them: how long a spent quota's pause holds once answers
 // come, from when a first limit's pause counts, and how long a refused burst keeps requests back.
 
+const rateOf = (state: ControlState) => {
+	const limit = limitOf(state, Number.POSITIVE_INFINITY);
+	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
+	return limit.rate;
+};
+
 const pausedUntil = (state: ControlState, now: number) => {
 	const mode = modeOf(state, now);
 	if (!('until' in mode)) throw new Error(`expected a pause, got ${mode.kind}`);
@@ -143,6 +149,38 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 			60_060,
 		).state;
 		expect(pausedUntil(state, 60_060)).toBe(60_000 + FIRST_PAUSE_MAX_MS);
+	});
+
+	it('a second burst, after a wave, is held back from its own first start', () => {
+		// Two hundred admitted in 200 ms, then a 429: a pace of hundreds a second, with a burst as credit.
+		let state = play([...admitted(1_000, 200, {}, 1), send(1_200), refused(1_200, 1_250)]).state;
+		const rate = rateOf(state);
+		// A burst, then its credit spent down to a few and requests paced from it (none a burst), one
+		// of which is refused long after the burst: a wave.
+		state = burst(state, 60_000, 1);
+		let at = 60_000;
+		while (nextStart(state, at).at === 0) state = burst(state, at, 1);
+		const step = 1_000 / rate;
+		while (at < 60_000 + BURST_BLAME_MS) {
+			const next = nextStart(state, at + step);
+			if (next.at !== 0) throw new Error(`paced start not let go at ${at + step}`);
+			at += step;
+			state = transition(next.state, { kind: 'started' }, at).state;
+		}
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: at, status: 429 } },
+			at + 50,
+		).state;
+		expect(modeOf(state, at + 50).kind).toBe('paced');
+		// A minute on, a burst on the credit saved, refused.
+		state = burst(state, 120_000, 2);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 120_000, status: 429 } },
+			120_050,
+		).state;
+		expect(pausedUntil(state, 120_050)).toBe(120_000 + FIRST_PAUSE_MAX_MS);
 	});
 
 	it('a 429 to a request paced long after the burst is a wave, not the burst refused', () => {
