@@ -2,6 +2,8 @@ import {
 	BURST_BLAME_MS,
 	FIRST_PAUSE_MAX_MS,
 	QUIET_SPELL_MS,
+	WAVE_CEILING_BELOW,
+	WAVE_DECREASE,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, modeOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
@@ -192,5 +194,74 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 			60_000 + BURST_BLAME_MS + 50,
 		).state;
 		expect(modeOf(state, 60_000 + BURST_BLAME_MS + 50).kind).toBe('paced');
+	});
+});
+
+/**
+ * Requests started as the pace lets them go from `from` to `until`, each answered `latency` later (or,
+ * where `unanswered` says so, not at all), then one more refused: how a paced controller meets a wave.
+ */
+function pacedToWave(
+	state: ControlState,
+	from: number,
+	until: number,
+	latency: number,
+	unanswered: (index: number) => boolean,
+): { state: ControlState; sentAt: number; answered: number } {
+	const pending: { at: number; sentAt: number; answer: boolean }[] = [];
+	let answered = 0;
+	const answerUpTo = (now: number) => {
+		while (pending.length > 0 && pending[0].at <= now) {
+			const { at, sentAt, answer } = pending.shift()!;
+			const report = answer ? { sentAt, status: 200 } : { sentAt };
+			const event = answer
+				? { kind: 'answered' as const, report, workLeft: 1_000 }
+				: { kind: 'unanswered' as const, report };
+			state = transition(state, event, at).state;
+			if (answer) answered += 1;
+		}
+	};
+	/** Starts one at `at` if the pace lets it go then; else when it may (undefined: started). */
+	const start = (at: number): number | undefined => {
+		answerUpTo(at);
+		const asked = nextStart(state, at);
+		if (asked.at !== 0) return Math.max(at + 0.001, asked.at ?? Number.POSITIVE_INFINITY);
+		state = transition(asked.state, { kind: 'started' }, at).state;
+		return undefined;
+	};
+	let at = from;
+	for (let index = 0; at <= until; ) {
+		const later = start(at);
+		if (later !== undefined) {
+			at = later;
+			continue;
+		}
+		pending.push({ at: at + latency, sentAt: at, answer: !unanswered(index++) });
+	}
+	for (let later = start(at); later !== undefined; later = start(at)) at = later;
+	answerUpTo(at + latency);
+	state = transition(
+		state,
+		{ kind: 'rateLimited', report: { sentAt: at, status: 429 } },
+		at + latency,
+	).state;
+	return { state, sentAt: at, answered };
+}
+
+describe('a spell of waves', () => {
+	it("paces at what the spell admitted per ms of sending, up to the requests whose answers are due (the latency's)", () => {
+		const latency = 50;
+		// Paced after a first limit, every answer `latency` after its request, until a wave.
+		const first = [...admitted(1_000, 200, {}, 1, latency), send(1_200), refused(1_200, 1_250)];
+		const wave = pacedToWave(play(first).state, 2_000, 3_000, latency, () => false);
+		const waveAt = wave.sentAt + latency;
+		const rate = rateOf(wave.state);
+		// Paced on, every third request gets no answer; a second wave comes within the spell.
+		const spell = pacedToWave(wave.state, waveAt, waveAt + 500, latency, (k) => k % 3 === 2);
+		const admittedRate = (spell.answered * 1_000) / (spell.sentAt - waveAt);
+		expect(admittedRate).toBeGreaterThan(WAVE_CEILING_BELOW * rate);
+		expect(admittedRate).toBeLessThan(WAVE_DECREASE * rate);
+		expect(modeOf(spell.state, spell.sentAt + latency).kind).toBe('paced');
+		expect(rateOf(spell.state)).toBeCloseTo(admittedRate, 3);
 	});
 });
