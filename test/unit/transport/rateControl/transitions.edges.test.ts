@@ -161,9 +161,13 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		// of which is refused long after the burst: a wave.
 		state = burst(state, 60_000, 1);
 		let at = 60_000;
-		while (nextStart(state, at).at === 0) state = burst(state, at, 1);
+		for (let left = 1_000; nextStart(state, at).at === 0; left--) {
+			if (left === 0) throw new Error('the credit never ran out');
+			state = burst(state, at, 1);
+		}
 		const step = 1_000 / rate;
-		while (at < 60_000 + BURST_BLAME_MS) {
+		for (let left = 1_000; at < 60_000 + BURST_BLAME_MS; left--) {
+			if (left === 0) throw new Error('the pace never reached the wave');
 			const next = nextStart(state, at + step);
 			if (next.at !== 0) throw new Error(`paced start not let go at ${at + step}`);
 			at += step;
@@ -222,7 +226,10 @@ function pacedToWave(
 		}
 	};
 	/** Starts one at `at` if the pace lets it go then; else when it may (undefined: started). */
+	let asks = 0;
 	const start = (at: number): number | undefined => {
+		// A pace that never lets the next go (or lets go without end) fails here, not by the test's timeout.
+		if (++asks > 10_000) throw new Error(`no paced start by ${at}`);
 		answerUpTo(at);
 		const asked = nextStart(state, at);
 		if (asked.at !== 0) return Math.max(at + 0.001, asked.at ?? Number.POSITIVE_INFINITY);
