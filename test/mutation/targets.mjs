@@ -89,6 +89,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/window.edges.test.ts',
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
+		'test/unit/transport/rateControl/transitions.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -97,5 +98,6 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/window.edges.test.ts',
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
+		'test/unit/transport/rateControl/transitions.edges.test.ts',
 	],
 };
