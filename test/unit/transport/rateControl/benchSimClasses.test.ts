@@ -3,6 +3,7 @@ import { SimulatedRegistry, type RegistrySpec } from '../../../../bench/sim/regi
 import { runSheet } from '../../../../bench/sim/sheet';
 import { VirtualClock } from '../../../../bench/sim/virtualClock';
 import { RateController } from '../../../../nodes/shared/transport/rateControl';
+import { CLASS_REGISTRY } from './simScenario';
 
 // The classes of limiters bench:sim found the controller slow on, one case each, on a virtual clock:
 // the real batch runner and controller against a simulated registry, in registry time.
@@ -13,22 +14,7 @@ beforeEach(() => {
 });
 
 const registry = (overrides: Partial<RegistrySpec>, seed = 1) =>
-	new SimulatedRegistry(
-		clock,
-		{
-			limiter: { family: 'token-bucket', ratePerSecond: 20, burst: 20 },
-			headers: 'none',
-			headersOn: 'always',
-			resetAs: 'seconds',
-			retryAfter: 'seconds',
-			nonsense: 'none',
-			latencyMs: 40,
-			jitterMs: 0,
-			faultShare: 0,
-			...overrides,
-		},
-		seededRandom(seed),
-	);
+	new SimulatedRegistry(clock, { ...CLASS_REGISTRY, ...overrides }, seededRandom(seed));
 const count = (rows: string[], kind: string) => rows.filter((row) => row === kind).length;
 
 describe('bench:sim classes (issue 20)', () => {

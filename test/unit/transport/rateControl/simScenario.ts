@@ -3,6 +3,19 @@ import type { RegistrySpec } from '../../../../bench/sim/registry';
 import { runScenario, type ScenarioResult } from '../../../../bench/sim/simulate';
 import { RateController } from '../../../../nodes/shared/transport/rateControl';
 
+/** The registry a class's case starts from: a bucket of 20/s, burst 20, telling nothing, 40 ms away. */
+export const CLASS_REGISTRY: RegistrySpec = {
+	limiter: { family: 'token-bucket', ratePerSecond: 20, burst: 20 },
+	headers: 'none',
+	headersOn: 'always',
+	resetAs: 'seconds',
+	retryAfter: 'seconds',
+	nonsense: 'none',
+	latencyMs: 40,
+	jitterMs: 0,
+	faultShare: 0,
+};
+
 /**
  * One bench:sim scenario of a class, run as bench:sim runs it (the real batch runner and controller on
  * a virtual clock against a simulated registry, at the node's defaults), with no lookup ever stranded.
@@ -14,15 +27,7 @@ export async function runClass(
 	const scenario: Scenario = {
 		name: 's0',
 		registry: {
-			limiter: { family: 'token-bucket', ratePerSecond: 20, burst: 20 },
-			headers: 'none',
-			headersOn: 'always',
-			resetAs: 'seconds',
-			retryAfter: 'seconds',
-			nonsense: 'none',
-			latencyMs: 40,
-			jitterMs: 0,
-			faultShare: 0,
+			...CLASS_REGISTRY,
 			...registry,
 		},
 		processes: 1,
