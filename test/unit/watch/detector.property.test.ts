@@ -1,14 +1,10 @@
-import type { ICheckProcessedOptions } from 'n8n-workflow';
-
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../../../nodes/shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import { helpersOf } from './storeFixtures';
 import {
 	compareSnapshots,
 	snapshotOf,
@@ -85,18 +81,6 @@ function mutate(random: () => number, company: Company): void {
 			...(address ? { registeredAddress: address } : {}),
 		} as CompanyRecord;
 	}
-}
-
-/** The harness's copy of n8n's store, as a node's helpers reach it. */
-function helpersOf(store: HarnessStore): ProcessedItemsStore {
-	const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
-	return {
-		checkProcessedAndRecord: async (items, scope, options) =>
-			await store.checkProcessedAndRecord(items, scope, context, options),
-		clearAllProcessedItems: async (scope) => await store.clearAllProcessedItems(scope, context),
-		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) =>
-			await store.getProcessedDataCount(scope, context, options),
-	};
 }
 
 const logger = { warn: () => undefined };

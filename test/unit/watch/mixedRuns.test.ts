@@ -1,38 +1,14 @@
-import type { ICheckProcessedOptions } from 'n8n-workflow';
-
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../../../nodes/shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import { company, helpersOf } from './storeFixtures';
 
 // Runs of one watch that do not all see the same static data: a queue-mode worker (none) after a
 // main-process run, a main process whose static-data save was lost, overlapping executions. The
 // processed-items store's row decides; the static data only adds what the row cannot say.
-
-function helpersOf(store: HarnessStore): ProcessedItemsStore {
-	const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
-	return {
-		checkProcessedAndRecord: async (items, scope, options) =>
-			await store.checkProcessedAndRecord(items, scope, context, options),
-		clearAllProcessedItems: async (scope) => await store.clearAllProcessedItems(scope, context),
-		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) =>
-			await store.getProcessedDataCount(scope, context, options),
-	};
-}
-
-const company = (status: string, officialName = 'Alpha GmbH'): CompanyRecord =>
-	({
-		isRegistered: true,
-		officialName,
-		status,
-		registrationDate: '2001-01-01',
-		registeredAddress: 'Hauptstr. 1',
-	}) as CompanyRecord;
 
 const keys: LookupKey[] = [0, 1, 2].map((index) => ({
 	countryCode: 'de',

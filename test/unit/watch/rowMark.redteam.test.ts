@@ -9,6 +9,7 @@ import {
 	ProcessedItemsMemory,
 	type ProcessedItemsStore,
 } from '../../../nodes/shared/watch/processedItemsMemory';
+import { company } from './storeFixtures';
 
 // Red team of the store row's mark (issue 22): runs that overlap, one of them failing, and what the mark
 // then vouches for. Invariant: every change of a company checked last run is reported exactly once.
@@ -30,15 +31,6 @@ function helpersOf(store: HarnessStore, failClear = false): ProcessedItemsStore 
 			await store.removeProcessed(items, scope, context, options),
 	};
 }
-
-const company = (status: string, officialName = 'Alpha GmbH'): CompanyRecord =>
-	({
-		isRegistered: true,
-		officialName,
-		status,
-		registrationDate: '2001-01-01',
-		registeredAddress: 'Hauptstr. 1',
-	}) as CompanyRecord;
 
 const keys: LookupKey[] = [0, 1, 2].map((index) => ({
 	countryCode: 'de',

@@ -9,19 +9,11 @@ import {
 	ProcessedItemsMemory,
 	type ProcessedItemsStore,
 } from '../../../nodes/shared/watch/processedItemsMemory';
+import { company } from './storeFixtures';
 
 // Issue 22: a main-process run whose static data was saved by the run that wrote the store's row (the row
 // still holds that run's mark) asks the store only what the static data cannot prove: the mark and the
 // companies whose record differs from the static data's. Any other row is asked in full.
-
-const company = (status: string, officialName = 'Alpha GmbH'): CompanyRecord =>
-	({
-		isRegistered: true,
-		officialName,
-		status,
-		registrationDate: '2001-01-01',
-		registeredAddress: 'Hauptstr. 1',
-	}) as CompanyRecord;
 
 const keys: LookupKey[] = [0, 1, 2, 3].map((index) => ({
 	countryCode: 'de',
