@@ -69,7 +69,7 @@ function numberOption(
 	const number = typeof value === 'string' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isFinite(number)) {
 		throw new Error(
-			`The option ${name} must be a number from ${min} to ${max === Infinity ? 'up' : max}, not ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))}`,
+			`The option ${name} must be a number from ${min} to ${max}, not ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))}`,
 		);
 	}
 	return Math.min(max, Math.max(min, number));
@@ -211,10 +211,12 @@ export async function lookUpRows(
 ): Promise<CompanyRow[]> {
 	const node = context.getNode();
 	const inputErrors = new Map<number, NodeOperationError>();
-	const keys = new Array<LookupKey | undefined>(rows.count);
+	const keys = new Map<number, LookupKey>();
 	const keyAt = (itemIndex: number): LookupKey | undefined => {
 		try {
-			return (keys[itemIndex] = rows.keyAt(itemIndex));
+			const key = rows.keyAt(itemIndex);
+			keys.set(itemIndex, key);
+			return key;
 		} catch (error) {
 			// Bad input, or an expression that failed on this row: the row fails, not the sheet.
 			const inputError = inputErrorOf(context, error, itemIndex, rows.label?.(itemIndex));
@@ -254,15 +256,20 @@ export async function lookUpRows(
 			return Reflect.set(target, field, value);
 		},
 	});
-	const { id = '', name = '' } = node.credentials?.[CREDENTIAL_TYPE] ?? {};
-	const credential = { id: id ?? '', name, type: CREDENTIAL_TYPE, data: tracked };
+	const details = node.credentials?.[CREDENTIAL_TYPE];
+	const credential = {
+		id: details?.id ?? '',
+		name: details?.name ?? '',
+		type: CREDENTIAL_TYPE,
+		data: tracked,
+	};
 	// Under Retry On Fail, rows the registry answered in an earlier try of this node run are not sent again.
 	const answered = AnsweredLookups.forTry(
 		nodeRunOf(context),
-		`${id ?? ''} ${settings.registryKey}`,
+		`${credential.id} ${settings.registryKey}`,
 	);
 	const keyToSend = (itemIndex: number): LookupKey | undefined => {
-		const key = stopAtFirstFailure ? keys[itemIndex] : keyAt(itemIndex);
+		const key = stopAtFirstFailure ? keys.get(itemIndex) : keyAt(itemIndex);
 		return key && !answered.recordFor(key) ? key : undefined;
 	};
 	const outcomes = await runBatch(
@@ -289,16 +296,11 @@ export async function lookUpRows(
 	// n8n wrote any renewed token into the credential: outputs and errors carry none of them.
 	const secrets = [...secretsSeen, ...secretsIn(credentials)];
 	const results = Array.from({ length: rows.count }, (_, itemIndex): CompanyRow => {
-		const outcome = outcomes[itemIndex];
-		const key = keys[itemIndex];
 		const inputError = inputErrors.get(itemIndex);
-		if (inputError || !key)
-			return {
-				kind: 'failed',
-				itemIndex,
-				error: inputError ?? cancelled(context, itemIndex),
-				cause: inputError ? 'input' : 'cancelled',
-			};
+		if (inputError) return { kind: 'failed', itemIndex, error: inputError, cause: 'input' };
+		// Every other row has its key: read before the lookups (Stop), or by them (runBatch reads each row's).
+		const key = keys.get(itemIndex) as LookupKey;
+		const outcome = outcomes[itemIndex];
 		if (outcome?.kind === 'record') {
 			const record = redactRecord(outcome.record, secrets);
 			answered.remember(key, record);
@@ -361,22 +363,23 @@ const RECORD_FIELDS = new Set([
  * character but the secrets.
  */
 export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyRecord {
-	const clean = (value: unknown, field: string): unknown => {
+	/** `own`: in one of the record's own fields, where only the secrets go. */
+	const clean = (value: unknown, own: boolean): unknown => {
 		if (typeof value === 'string')
-			return RECORD_FIELDS.has(field) ? removeSecrets(value, secrets) : redact(value, secrets);
-		if (Array.isArray(value)) return value.map((entry) => clean(entry, field));
+			return own ? removeSecrets(value, secrets) : redact(value, secrets);
+		if (Array.isArray(value)) return value.map((entry) => clean(entry, own));
 		if (typeof value === 'object' && value !== null) {
 			return Object.fromEntries(
-				Object.entries(value).map(([key, entry]) => [redact(key, secrets), clean(entry, '')]),
+				Object.entries(value).map(([key, entry]) => [redact(key, secrets), clean(entry, false)]),
 			);
 		}
 		return value;
 	};
 	return Object.fromEntries(
-		Object.entries(record).map(([field, value]) => [
-			RECORD_FIELDS.has(field) ? field : redact(field, secrets),
-			clean(value, field),
-		]),
+		Object.entries(record).map(([field, value]) => {
+			const own = RECORD_FIELDS.has(field);
+			return [own ? field : redact(field, secrets), clean(value, own)];
+		}),
 	) as CompanyRecord;
 }
 

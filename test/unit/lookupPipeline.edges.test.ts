@@ -226,6 +226,18 @@ describe('the item of a failed row', () => {
 		});
 	});
 
+	it("the registry's error without an HTTP code (no answer came): no code in the item", () => {
+		const error = new NodeApiError(
+			node,
+			{},
+			{ message: 'No answer', description: 'The registry did not answer' },
+		);
+		expect(errorItem({ kind: 'failed', itemIndex: 1, error })).toStrictEqual({
+			json: { error: 'No answer', details: { description: 'The registry did not answer' } },
+			pairedItem: { item: 1 },
+		});
+	});
+
 	it('without a description, a code or a key: the message alone', () => {
 		const error = new NodeOperationError(node, 'Country is missing');
 		error.description = null;
@@ -268,11 +280,10 @@ describe('a record on its way to an output, at depth', () => {
 			registrationDate: '2020-01-01',
 		});
 		expect(clean.officialName.startsWith('Name ')).toBe(true);
-		expect(
-			(clean as unknown as { extra: unknown[] }).extra[1] as Record<string, unknown>,
-		).toMatchObject({
-			count: 3,
-			none: null,
-		});
+		// Lists stay lists, at any depth; other values pass as they are.
+		expect((clean as unknown as { extra: unknown[] }).extra).toStrictEqual([
+			['deep [redacted]'],
+			{ '[redacted]': '[redacted]', count: 3, none: null },
+		]);
 	});
 });

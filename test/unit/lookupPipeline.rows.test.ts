@@ -41,7 +41,8 @@ interface Sent {
 /** A token n8n fetched: the n-th of the run. */
 const fetchedToken = (n: number) => `fetched-token-${n}-0123456789abcdef`;
 
-function standIn(script: Script, credentialData: ICredentialDataDecryptedObject = {}) {
+/** `credentialData`: the stored credential's fields over the defaults (undefined: a field not there). */
+function standIn(script: Script, credentialData: Record<string, unknown> = {}) {
 	const sent: Sent[] = [];
 	let credentialReads = 0;
 	let tokensFetched = 0;
@@ -57,8 +58,11 @@ function standIn(script: Script, credentialData: ICredentialDataDecryptedObject 
 	const inputData = [{ json: {} }];
 	const fetchToken = (data: ICredentialDataDecryptedObject) =>
 		Object.assign(data, { accessToken: fetchedToken(++tokensFetched) });
+	/** The user stopping the execution. */
+	const execution = new AbortController();
 	const context = {
 		getNode: () => node,
+		getExecutionCancelSignal: () => execution.signal,
 		getInputData: () => inputData,
 		getCredentials: async () => {
 			credentialReads++;
@@ -103,6 +107,7 @@ function standIn(script: Script, credentialData: ICredentialDataDecryptedObject 
 		context: context as unknown as Context,
 		inputData,
 		node,
+		execution,
 		sent,
 		credentialReads: () => credentialReads,
 	};
@@ -165,6 +170,7 @@ describe('rows that are looked up, under Continue', () => {
 			expect.objectContaining({ failed: 'forbidden', row: 2, key: key('HRB403'), errorRow: 2 }),
 			{ record: GOOD_RECORD.officialName, row: 3, key: key('HRB1') },
 		]);
+		expect(results.map((row) => row.kind)).toEqual(['record', 'failed', 'failed', 'record']);
 		// The same company twice is looked up once; the row that could not be is not sent.
 		expect(sent.map((request) => request.path).sort()).toEqual([pathOf('HRB1'), pathOf('HRB403')]);
 		// n8n is handed the node's credential, by its id and name, to renew and save its token.
@@ -180,6 +186,27 @@ describe('rows that are looked up, under Continue', () => {
 		// SCRIPTED_TOKEN's payload grants "read:company".
 		expect(await forbidden(SCRIPTED_TOKEN)).toMatch(/^Granted scopes: read:company\. /);
 		expect(await forbidden('opaque-token-0123456789')).toMatch(/^Granted scopes: none\. /);
+	});
+
+	it('each key is read once, as the lookups take the rows', async () => {
+		const { context } = standIn(() => ok());
+		const read: number[] = [];
+		const rows = rowsOf(['HRB1', undefined, 'HRB2']);
+		const counted: Rows = {
+			...rows,
+			keyAt: (itemIndex) => (read.push(itemIndex), rows.keyAt(itemIndex)),
+		};
+		const results = await lookUpRows(context, counted, {}, { stopAtFirstFailure: false });
+		expect(results.map((row) => row.kind)).toEqual(['record', 'failed', 'record']);
+		expect(read).toEqual([0, 1, 2]);
+	});
+
+	it('a scope that is not text in the token is no granted scope', async () => {
+		const part = (json: object) => Buffer.from(JSON.stringify(json)).toString('base64url');
+		const accessToken = `${part({ alg: 'none' })}.${part({ scope: ['read:company'] })}.c2ln`;
+		const { context } = standIn(() => ({ status: 403 }), { accessToken });
+		const [row] = await lookUpRows(context, rowsOf(['HRB9']), {}, { stopAtFirstFailure: false });
+		expect((row as Failed).error.description).toMatch(/^Granted scopes: none\. /);
 	});
 
 	it('a row that cannot be looked up, on a list without labels, keeps its message as it is', async () => {
@@ -221,6 +248,38 @@ describe('rows that are looked up, under Stop', () => {
 		const error = (await failing.catch((thrown: unknown) => thrown)) as Failed['error'];
 		expect(error.context.itemIndex).toBe(1);
 		expect(error.message).not.toMatch(/cancelled/);
+	});
+
+	it('a record before the failure: the failure is thrown', async () => {
+		const { context } = standIn((path) => (idOf(path) === 'HRB404' ? { status: 404 } : ok()));
+		const failing = lookUpRows(
+			context,
+			rowsOf(['HRB1', 'HRB404']),
+			{ maxConcurrency: 1 },
+			{ stopAtFirstFailure: true },
+		);
+		const error = (await failing.catch((thrown: unknown) => thrown)) as Failed['error'];
+		expect(error).toBeInstanceOf(Error);
+		expect(error.context.itemIndex).toBe(1);
+	});
+
+	it('the execution stopped after a row was answered: the node fails with the next row, cancelled', async () => {
+		const { context, execution } = standIn((path) => {
+			if (idOf(path) === 'HRB1') execution.abort();
+			return ok();
+		});
+		const failing = lookUpRows(
+			context,
+			rowsOf(['HRB1', 'HRB2']),
+			{ maxConcurrency: 1 },
+			{ stopAtFirstFailure: true },
+		);
+		const error = (await failing.catch((thrown: unknown) => thrown)) as Failed['error'];
+		expect(error).toBeInstanceOf(Error);
+		expect([error.message, error.context.itemIndex]).toEqual([
+			'The lookup was cancelled: the run stopped at an earlier failure',
+			1,
+		]);
 	});
 
 	it('every key is read before any request: a bad row fails the node with nothing sent', async () => {
@@ -288,6 +347,18 @@ describe('the tries of Retry On Fail', () => {
 		expect(sent.map((request) => request.path).sort()).toEqual([pathOf('HRB1'), pathOf('HRB2')]);
 	});
 
+	it("a node that names no credential, or one without an id: n8n is handed the credential's data with no id", async () => {
+		const { context, node, sent } = standIn(() => ok());
+		node.credentials = undefined;
+		await lookUpRows(context, rowsOf(['HRB1']), {}, { stopAtFirstFailure: false });
+		node.credentials = { companyRegistryApi: { id: null, name: 'Old' } };
+		await lookUpRows(context, rowsOf(['HRB2']), {}, { stopAtFirstFailure: false });
+		expect(sent.map((request) => request.credential)).toStrictEqual([
+			{ id: '', name: '', type: 'companyRegistryApi' },
+			{ id: '', name: 'Old', type: 'companyRegistryApi' },
+		]);
+	});
+
 	it("another credential's answers are not reused", async () => {
 		const { script, nextTry } = failingOnce();
 		const { context, node, sent } = standIn(script);
@@ -308,30 +379,36 @@ describe('the tries of Retry On Fail', () => {
 });
 
 describe('the tokens of a run', () => {
-	it('none stored: the credential is read again before the first lookup, which goes alone', async () => {
-		const events: string[] = [];
-		const { context, sent, credentialReads } = standIn(
-			async (path) => {
-				events.push(`sent ${idOf(path)}`);
-				await new Promise((resolve) => setImmediate(resolve));
-				events.push(`answered ${idOf(path)}`);
-				return ok();
-			},
-			{ accessToken: '' },
-		);
-		await lookUpRows(
-			context,
-			rowsOf(['HRB1', 'HRB2', 'HRB3']),
-			{ maxConcurrency: 3 },
-			{
-				stopAtFirstFailure: false,
-			},
-		);
-		expect(events.slice(0, 2)).toEqual(['sent HRB1', 'answered HRB1']);
-		expect(events).toHaveLength(6);
-		expect(sent[0].token).toBe(fetchedToken(1));
-		expect(credentialReads()).toBe(2);
-	});
+	it.each([
+		['empty', ''],
+		['absent', undefined],
+	])(
+		'none stored (%s): the credential is read again before the first lookup, which goes alone',
+		async (_, accessToken) => {
+			const events: string[] = [];
+			const { context, sent, credentialReads } = standIn(
+				async (path) => {
+					events.push(`sent ${idOf(path)}`);
+					await new Promise((resolve) => setImmediate(resolve));
+					events.push(`answered ${idOf(path)}`);
+					return ok();
+				},
+				{ accessToken },
+			);
+			await lookUpRows(
+				context,
+				rowsOf(['HRB1', 'HRB2', 'HRB3']),
+				{ maxConcurrency: 3 },
+				{
+					stopAtFirstFailure: false,
+				},
+			);
+			expect(events.slice(0, 2)).toEqual(['sent HRB1', 'answered HRB1']);
+			expect(events).toHaveLength(6);
+			expect(sent[0].token).toBe(fetchedToken(1));
+			expect(credentialReads()).toBe(2);
+		},
+	);
 
 	it('one stored: a 401 is left to n8n to renew, and the credential is read once', async () => {
 		const { context, sent, credentialReads } = standIn(
@@ -342,6 +419,19 @@ describe('the tokens of a run', () => {
 		expect(row.kind).toBe('record');
 		expect(sent.map((request) => request.renew)).toEqual([false, true]);
 		expect(credentialReads()).toBe(1);
+	});
+
+	it("the credential's other fields, which n8n writes into it too, are no secrets: a record naming them keeps them", async () => {
+		const { context, credentialReads } = standIn(() => ok(`Echo ${BASE_URL} client-4711 GmbH`), {
+			accessToken: '',
+			clientId: 'client-4711',
+		});
+		const [row] = await lookUpRows(context, rowsOf(['HRB1']), {}, { stopAtFirstFailure: false });
+		// Read again before the first lookup: n8n's copy was written into the one in hand.
+		expect(credentialReads()).toBe(2);
+		expect(row.kind === 'record' && row.record.officialName).toBe(
+			`Echo ${BASE_URL} client-4711 GmbH`,
+		);
 	});
 
 	it('the client secret and the stored token a registry echoes stay out of the records', async () => {

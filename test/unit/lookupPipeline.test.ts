@@ -80,6 +80,24 @@ describe('rows of a stopped execution', () => {
 			'cancelled',
 		]);
 		expect(results.map((row) => row.itemIndex)).toEqual([0, 1, 2]);
+		expect(
+			results.map(
+				(row) => row.kind === 'failed' && [row.error.message, row.error.context.itemIndex],
+			),
+		).toEqual(
+			[0, 1, 2].map((itemIndex) => [
+				'The lookup was cancelled: the run stopped at an earlier failure',
+				itemIndex,
+			]),
+		);
+	});
+
+	it("under Stop, with every row cancelled: the node fails with the first row's error", async () => {
+		const stopped = lookUpRows(stoppedExecution(), rows, {}, { stopAtFirstFailure: true });
+		await expect(stopped).rejects.toThrow('The lookup was cancelled');
+		await stopped.catch((error: { context: { itemIndex: number } }) =>
+			expect(error.context.itemIndex).toBe(0),
+		);
 	});
 });
 
@@ -145,17 +163,34 @@ describe("the node's parameters, read as rows and options", () => {
 		expect(reads.filter((read) => read.startsWith('state'))).toEqual(['state@1']);
 	});
 
-	it('rows: a Language given as an expression is read for each row', () => {
+	it('rows: a Language given as an expression is read for each row; where it gives nothing, none', () => {
 		const { context, reads } = contextOf(
 			{ options: { language: '={{ $json.language }}' } },
 			{ country: 'DE', companyId: 'HRB1', 'options.language': ['en', 'fr'] },
-			[{}, {}],
+			[{}, {}, {}],
 		);
 		const rows = inputRows(context);
 		expect([rows.keyAt(0).languageCode, rows.keyAt(1).languageCode]).toEqual(['en', 'fr']);
+		expect(rows.keyAt(2)).toStrictEqual({ countryCode: 'de', companyId: 'HRB1' });
 		expect(reads.filter((read) => read.startsWith('options.language'))).toEqual([
 			'options.language@0',
 			'options.language@1',
+			'options.language@2',
 		]);
+	});
+
+	it.each([
+		['no Options', {}],
+		['Options without a Language', { options: { timeout: 5 } }],
+	])('rows with %s: no language; a Company ID or State not given is named', (_, parameters) => {
+		const { context } = contextOf(
+			parameters,
+			{ country: ['DE', 'US', 'US'], companyId: ['HRB1', undefined, 'C3'] },
+			[{}, {}, {}],
+		);
+		const rows = inputRows(context);
+		expect(rows.keyAt(0)).toStrictEqual({ countryCode: 'de', companyId: 'HRB1' });
+		expect(() => rows.keyAt(1)).toThrow('Company ID is empty');
+		expect(() => rows.keyAt(2)).toThrow('A United States company needs a State');
 	});
 });
