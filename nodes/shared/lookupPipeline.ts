@@ -393,8 +393,7 @@ function secretsIn(credentials: ICredentialDataDecryptedObject): string[] {
 /** The scopes in a token's payload, for the 403 message. Read only, never verified. */
 function scopesOf(token: unknown): string | undefined {
 	try {
-		// No token (String gives 'undefined' or 'null') has no second part, as an opaque one.
-		const payload = String(token).split('.')[1] ?? '';
+		const payload = String(token ?? '').split('.')[1] ?? '';
 		const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as {
 			scope?: unknown;
 		};
