@@ -81,6 +81,7 @@ export const TARGETS = {
 		'test/unit/transport/rateController.test.ts',
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/probe.edges.test.ts',
+		'test/unit/transport/rateControl/windowStormPause.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',

@@ -98,6 +98,18 @@ export const WAVE_BURST_PARTS_OF_SECOND = 10;
 export const TOLD_RESET_MIN_MS = 2_000;
 /** The first pause of a storm, doubling up to STORM_PAUSE_MAX_MS. */
 export const STORM_PAUSE_MS = 1_000;
+/**
+ * A storm's pause where no Retry-After says how long is a guess: at a fast pace this much, doubling up
+ * to STORM_PAUSE_MS. A window that refuses until a reset nobody told (of a second, usually) resets
+ * within the guess; a second-long guess ended on average halfway into the next window, its budget half
+ * unspent (bench:sim n8n-fixed-window-no-headers, windowBare.test.ts).
+ */
+export const STORM_UNTOLD_PAUSE_MS = 400;
+/**
+ * ...but never shorter than this many requests at the pace: at a slow pace a shorter guess gains a
+ * request or two, each likely refused, and cuts the pace at the wave it meets (bench:sim s43, s91, s166).
+ */
+export const STORM_UNTOLD_PAUSE_REQUESTS = 40;
 /** A window's refusal that tells no reset nor Retry-After: a second, the usual unit of a limit. */
 export const WINDOW_FALLBACK_RESET_MS = 1_000;
 /** The early-reset hold doubles at most this many times (25 ms to 1.6 s). */

@@ -3,6 +3,7 @@ import {
 	END_OF_WORK_S,
 	LONG_WORK_S,
 	LOWER_BOUND_GROWTH_PER_SECOND,
+	MIN_RATE,
 	PROBE_DOUBLING_ANSWERS,
 	PROBE_GROWTH_PER_SECOND,
 	PROBE_QUIET_ANSWERS,
@@ -11,6 +12,9 @@ import {
 	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
 	SEARCH_GROWTH_PER_SECOND,
+	STORM_PAUSE_MS,
+	STORM_UNTOLD_PAUSE_MS,
+	STORM_UNTOLD_PAUSE_REQUESTS,
 } from './constants';
 
 /**
@@ -145,4 +149,17 @@ function probeGrowth(quiet: Quiet, longWork: boolean): number {
 			: Math.min((quiet.answers - PROBE_QUIET_ANSWERS) / PROBE_DOUBLING_ANSWERS, byTime),
 	);
 	return Math.min(LOWER_BOUND_GROWTH_PER_SECOND, PROBE_GROWTH_PER_SECOND * 2 ** doublings);
+}
+
+/**
+ * How long a storm pauses where no Retry-After says (at `level`, storm pauses in a row): a guess,
+ * STORM_UNTOLD_PAUSE_REQUESTS at the pace, at least STORM_UNTOLD_PAUSE_MS, doubling, at most
+ * STORM_PAUSE_MS (constants.ts says why).
+ */
+export function untoldStormPauseMs(rate: number | undefined, level: number): number {
+	const guess = Math.max(
+		STORM_UNTOLD_PAUSE_MS,
+		(STORM_UNTOLD_PAUSE_REQUESTS * 1000) / (rate ?? MIN_RATE),
+	);
+	return Math.min(STORM_PAUSE_MS, guess * 2 ** level);
 }

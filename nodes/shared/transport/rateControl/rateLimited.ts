@@ -22,7 +22,7 @@ import {
 } from './constants';
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
-import { catchUpCredit } from './pace';
+import { catchUpCredit, untoldStormPauseMs } from './pace';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset, suspectWindow } from './window';
@@ -170,7 +170,7 @@ function stormPause(
 ): void {
 	const pauseMs = pauseFor(
 		report,
-		STORM_PAUSE_MS,
+		untoldStormPauseMs(state.pace.rate, state.stormLevel),
 		Math.min(STORM_PAUSE_MAX_MS, STORM_PAUSE_MS * 2 ** state.stormLevel),
 	);
 	state.stormLevel += 1;

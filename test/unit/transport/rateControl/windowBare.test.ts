@@ -1,0 +1,28 @@
+import { matrixScenarios } from '../../../../bench/sim/catalogue';
+import { runScenario } from '../../../../bench/sim/simulate';
+import { RateController } from '../../../../nodes/shared/transport/rateControl';
+
+// test:n8n's bare fixed window (issue 20 item 5): 100 per clock-aligned second, a 429 with no
+// Retry-After and no rate-limit headers. Every request sent in a spent window meets a 429 a moment
+// later, each its own wave; three with nothing admitted between make a storm, whose pause (a second,
+// where nothing said how long) ended well into the next window: most of that window's budget unspent.
+describe('a fixed window of a second that says nothing', () => {
+	const bare = matrixScenarios().find(
+		(scenario) => scenario.name === 'n8n-fixed-window-no-headers',
+	)!;
+	// Where in its window the sheet starts (ms past a whole second; a real run's is chance): at 800 the
+	// first wave spanned two windows, paced at about twice the limit, and storms cost a window every
+	// other second (1.320x; 1.149 at 0 and 1.244 at 900).
+	it.each([0, 800, 900])(
+		'is spent within 1.10 of the floor, starting %i ms into a window',
+		async (phase) => {
+			const result = await runScenario(bare, 1, {
+				start: Date.UTC(2026, 0, 5, 9, 0, 0) + phase,
+				invariant: () => expect(RateController.strandedAnywhere()).toBe(0),
+			});
+			expect(result.rowsAnswered).toBe(bare.rows);
+			expect(result.failedByLimit).toBe(0);
+			expect(result.vsFloor).toBeLessThan(1.1);
+		},
+	);
+});
