@@ -24,7 +24,7 @@ import { loadWorkflow } from '../harness/engine';
 import { ProcessedItemsStore as HarnessStore } from '../harness/processedItems';
 import type { CompanyRecord } from '../nodes/shared/model/companyRecord';
 import { detectChanges } from '../nodes/shared/watch/detector';
-import { StaticDataMemory } from '../nodes/shared/watch/memory';
+import { StaticDataMemory, type WatchMemory } from '../nodes/shared/watch/memory';
 import {
 	ProcessedItemsMemory,
 	type ProcessedItemsStore,
@@ -59,6 +59,8 @@ const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss))
 
 interface RunFigures {
 	ownCpuS: number;
+	/** The memory run by run, per phase: recall (read), the comparison, remember (write); each with n8n's store share. */
+	phases?: Phases;
 	events: number;
 	falseEvents: number;
 	missed: number;
@@ -77,6 +79,37 @@ const recordOf = (company: StoredCompany): CompanyRecord =>
 		registrationDate: company.registrationDate,
 		registeredAddress: company.registeredAddress,
 	}) as CompanyRecord;
+
+interface Phases {
+	readS: number;
+	readStoreS: number;
+	compareS: number;
+	writeS: number;
+	writeStoreS: number;
+}
+
+/** CPU seconds of a call, and of n8n's store code within it. */
+async function phase<T>(call: () => Promise<T>): Promise<[T, number, number]> {
+	const [started, storeBefore] = [process.cpuUsage(), storeCpuUs];
+	const result = await call();
+	const used = process.cpuUsage(started);
+	return [result, (used.user + used.system) / 1e6, (storeCpuUs - storeBefore) / 1e6];
+}
+
+/** The memory, its calls timed per phase (what the detector spends between them is the comparison). */
+function phased(memory: WatchMemory, phases: Phases): WatchMemory {
+	return {
+		recall: async (current, unchecked) => {
+			const [known, cpu, store] = await phase(async () => await memory.recall(current, unchecked));
+			[phases.readS, phases.readStoreS] = [cpu, store];
+			return known;
+		},
+		remember: async (current, unchecked) => {
+			const [, cpu, store] = await phase(async () => await memory.remember(current, unchecked));
+			[phases.writeS, phases.writeStoreS] = [cpu, store];
+		},
+	};
+}
 
 /** CPU time spent in n8n's store code (hashing, its Set, copying the row): part of own time, shown apart. */
 let storeCpuUs = 0;
@@ -149,9 +182,15 @@ function helpersOf(store: IDataDeduplicator): ProcessedItemsStore {
 	};
 }
 
-/** Own time, and how much of it is n8n's: its store code, its static data JSON; the rest is the package's. */
-const split = (run: RunFigures) =>
-	`own_cpu_s=${run.ownCpuS.toFixed(3)} (n8n store ${run.storeCpuS!.toFixed(3)}, n8n static data ${run.staticCpuS!.toFixed(3)}, package ${(run.ownCpuS - run.storeCpuS! - run.staticCpuS!).toFixed(3)})`;
+/**
+ * Own time, and how much of it is n8n's: its store code, its static data JSON; the rest is the package's.
+ * By phase: read (checking the loaded static data, recall), compare, write (remember).
+ */
+const split = (run: RunFigures) => {
+	const p = run.phases!;
+	const f = (seconds: number) => seconds.toFixed(3);
+	return `own_cpu_s=${f(run.ownCpuS)} (n8n store ${f(run.storeCpuS!)}, n8n static data ${f(run.staticCpuS!)}, package ${f(run.ownCpuS - run.storeCpuS! - run.staticCpuS!)}; by phase, beside the static data JSON: read ${f(p.readS)} [n8n store ${f(p.readStoreS)}], compare ${f(p.compareS)}, write ${f(p.writeS)} [n8n store ${f(p.writeStoreS)}])`;
+};
 
 const mb = (bytes: number) => Math.round(bytes / 1_048_576);
 
@@ -181,21 +220,30 @@ export async function memoryRuns(
 	const run = async (changed: Set<string>, day: number): Promise<RunFigures> => {
 		storeCpuUs = 0;
 		staticCpuUs = 0;
+		const phases: Phases = { readS: 0, readStoreS: 0, compareS: 0, writeS: 0, writeStoreS: 0 };
 		const started = process.cpuUsage();
 		// n8n loads the static data it saved, the node reads and writes its memory, n8n saves the static data.
 		const staticData = worker
 			? {}
 			: await timedStatic(() => JSON.parse(saved) as Record<string, unknown>);
-		const notebook = new StaticDataMemory(staticData, { warn: () => undefined }, () => true);
-		const found = await detectChanges(
-			new ProcessedItemsMemory(helpersOf(store), worker ? undefined : notebook),
-			checked,
-			[],
-			{
-				now: new Date(Date.UTC(2026, 10, day)),
-				reportFirstSightings: false,
-			},
+		// Checking the loaded static data (the package's): part of reading the memory.
+		const [notebook, loadS] = await phase(
+			async () => new StaticDataMemory(staticData, { warn: () => undefined }, () => true),
 		);
+		const [found, detectS] = await phase(
+			async () =>
+				await detectChanges(
+					phased(new ProcessedItemsMemory(helpersOf(store), worker ? undefined : notebook), phases),
+					checked,
+					[],
+					{
+						now: new Date(Date.UTC(2026, 10, day)),
+						reportFirstSightings: false,
+					},
+				),
+		);
+		phases.compareS = detectS - phases.readS - phases.writeS;
+		phases.readS += loadS;
 		if (!worker) saved = await timedStatic(() => JSON.stringify(staticData));
 		const own = process.cpuUsage(started);
 		const falseEvents = found.filter(
@@ -205,6 +253,7 @@ export async function memoryRuns(
 			ownCpuS: (own.user + own.system) / 1e6,
 			storeCpuS: storeCpuUs / 1e6,
 			staticCpuS: staticCpuUs / 1e6,
+			phases,
 			events: found.length,
 			falseEvents,
 			missed: changed.size - (found.length - falseEvents),
