@@ -189,6 +189,19 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		expect(pausedUntil(state, 120_050)).toBe(120_000 + FIRST_PAUSE_MAX_MS);
 	});
 
+	it('a second burst a minute after the first, no 429 between, is held back from its own first start', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		state = play([ok(60_000, 60_050), ok(60_000, 60_050)], state).state;
+		state = burst(state, 120_000, 2);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 120_000, status: 429 } },
+			120_050,
+		).state;
+		expect(pausedUntil(state, 120_050)).toBe(120_000 + FIRST_PAUSE_MAX_MS);
+	});
+
 	it('a 429 to a request paced long after the burst is a wave, not the burst refused', () => {
 		let state = play(firstLimit).state;
 		state = burst(state, 60_000, 2);
