@@ -202,6 +202,34 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		expect(pausedUntil(state, 120_050)).toBe(120_000 + FIRST_PAUSE_MAX_MS);
 	});
 
+	it('a burst begins again BURST_BLAME_MS after the last burst start, when that burst can no longer be blamed', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		state = burst(state, 60_000 + BURST_BLAME_MS, 2);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 60_000 + BURST_BLAME_MS, status: 429 } },
+			60_050 + BURST_BLAME_MS,
+		).state;
+		expect(pausedUntil(state, 60_050 + BURST_BLAME_MS)).toBe(
+			60_000 + BURST_BLAME_MS + FIRST_PAUSE_MAX_MS,
+		);
+	});
+
+	it('a start with one credit saved beyond the catch-up slack is a burst: refused, the pace is kept', () => {
+		// Paced at ten a second from 2,000 with no credit: by 2,200 two are saved, one beyond the slack.
+		const paced = play(firstLimit).state;
+		const rate = rateOf(paced);
+		let state = burst(paced, 2_200, 1);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 2_200, status: 429 } },
+			2_250,
+		).state;
+		expect(pausedUntil(state, 2_250)).toBe(2_200 + FIRST_PAUSE_MAX_MS);
+		expect(rateOf(state)).toBe(rate);
+	});
+
 	it('a 429 to a request paced long after the burst is a wave, not the burst refused', () => {
 		let state = play(firstLimit).state;
 		state = burst(state, 60_000, 2);
