@@ -69,6 +69,21 @@ describe('a wave after a first limit', () => {
 	});
 });
 
+describe('a spell of waves', () => {
+	it('a second wave soon after the first, with a few admitted since, is judged by the last second, not by those few', () => {
+		const first = play([
+			...admitted(60_000, 40, {}, 1),
+			send(60_050),
+			refused(60_050, 60_100),
+		]).state;
+		const wave = pacedThenWave(first, 61_000, 40, 1);
+		const second = pacedThenWave(wave.state, wave.waveAt, 2, 1);
+		expect(second.waveAt - wave.waveAt).toBeLessThan(1_000);
+		expect(rateOf(second.state)).toBeLessThan(rateOf(wave.state));
+		expect(rateOf(second.state)).toBeGreaterThan(0.9 * rateOf(wave.state));
+	});
+});
+
 describe('a wave that ends the search from a first wave that admitted too few', () => {
 	/** Four admitted within 5 ms each, then a 429 as told: the pace is a lower bound, doubling a second. */
 	const fewAdmitted = (retryAfterMs?: number) =>
