@@ -230,6 +230,27 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		expect(rateOf(state)).toBe(rate);
 	});
 
+	it('a burst after a suspected window that was a bucket counts from its own first start, however soon', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		// The registry begins to tell a count; a 429 at its end suspects a window, and the lone request
+		// after it (itself on saved credit) is admitted: a bucket. Then one more on credit, refused.
+		state = play(
+			[
+				ok(60_000, 60_020, { remaining: 2, resetMs: 5_000 }),
+				ok(60_000, 60_030, { remaining: 1, resetMs: 5_000 }),
+				send(60_040),
+				refused(60_040, 60_060, { remaining: 0, resetMs: 4_000 }),
+				send(60_160),
+				ok(60_160, 60_180),
+				send(60_200),
+				refused(60_200, 60_220),
+			],
+			state,
+		).state;
+		expect(pausedUntil(state, 60_220)).toBe(60_160 + FIRST_PAUSE_MAX_MS);
+	});
+
 	it('a 429 to a request paced long after the burst is a wave, not the burst refused', () => {
 		let state = play(firstLimit).state;
 		state = burst(state, 60_000, 2);
