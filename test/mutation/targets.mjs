@@ -91,6 +91,10 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		'test/unit/transport/rateControl/rateLimited.quota.test.ts',
+		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
+		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
+		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -100,5 +104,9 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		// A refuted window remembered, the admitted log's span, the quiet answers the probe counts.
+		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
+		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
+		'test/unit/transport/rateControl/probe.edges.test.ts',
 	],
 };

@@ -1,5 +1,10 @@
 import type { Action } from './actions';
-import { ADMITTED_SPAN_MAX_MS, LATENCY_SMOOTHING, QUIET_SPELL_MS } from './constants';
+import {
+	ADMITTED_SPAN_MAX_MS,
+	BURST_BLAME_MS,
+	LATENCY_SMOOTHING,
+	QUIET_SPELL_MS,
+} from './constants';
 import { recordRemaining } from './count';
 import { append, trim } from './log';
 import { catchUpCredit, climb, refreshCredit } from './pace';
@@ -73,9 +78,12 @@ function started(state: ControlState, now: number): void {
 	const pace = state.pace;
 	if (pace.rate !== undefined) {
 		refreshCredit(pace, now);
-		// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace.
+		// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace. A
+		// burst begins after a congestion event, or once the last one can no longer be blamed (credit
+		// saved up again over a quiet spell, a minute on: its own first start counts).
 		if (pace.credit >= catchUpCredit(pace) + 1) {
-			if (state.lastBurstAt < (state.lastEventAt ?? 0)) state.burstStartedAt = now;
+			if (state.lastBurstAt < (state.lastEventAt ?? 0) || now - state.lastBurstAt >= BURST_BLAME_MS)
+				state.burstStartedAt = now;
 			state.lastBurstAt = now;
 		}
 		pace.credit -= 1;

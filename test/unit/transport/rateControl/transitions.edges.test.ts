@@ -189,6 +189,68 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		expect(pausedUntil(state, 120_050)).toBe(120_000 + FIRST_PAUSE_MAX_MS);
 	});
 
+	it('a second burst a minute after the first, no 429 between, is held back from its own first start', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		state = play([ok(60_000, 60_050), ok(60_000, 60_050)], state).state;
+		state = burst(state, 120_000, 2);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 120_000, status: 429 } },
+			120_050,
+		).state;
+		expect(pausedUntil(state, 120_050)).toBe(120_000 + FIRST_PAUSE_MAX_MS);
+	});
+
+	it('a burst begins again BURST_BLAME_MS after the last burst start, when that burst can no longer be blamed', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		state = burst(state, 60_000 + BURST_BLAME_MS, 2);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 60_000 + BURST_BLAME_MS, status: 429 } },
+			60_050 + BURST_BLAME_MS,
+		).state;
+		expect(pausedUntil(state, 60_050 + BURST_BLAME_MS)).toBe(
+			60_000 + BURST_BLAME_MS + FIRST_PAUSE_MAX_MS,
+		);
+	});
+
+	it('a start with one credit saved beyond the catch-up slack is a burst: refused, the pace is kept', () => {
+		// Paced at ten a second from 2,000 with no credit: by 2,200 two are saved, one beyond the slack.
+		const paced = play(firstLimit).state;
+		const rate = rateOf(paced);
+		let state = burst(paced, 2_200, 1);
+		state = transition(
+			state,
+			{ kind: 'rateLimited', report: { sentAt: 2_200, status: 429 } },
+			2_250,
+		).state;
+		expect(pausedUntil(state, 2_250)).toBe(2_200 + FIRST_PAUSE_MAX_MS);
+		expect(rateOf(state)).toBe(rate);
+	});
+
+	it('a burst after a suspected window that was a bucket counts from its own first start, however soon', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		// The registry begins to tell a count; a 429 at its end suspects a window, and the lone request
+		// after it (itself on saved credit) is admitted: a bucket. Then one more on credit, refused.
+		state = play(
+			[
+				ok(60_000, 60_020, { remaining: 2, resetMs: 5_000 }),
+				ok(60_000, 60_030, { remaining: 1, resetMs: 5_000 }),
+				send(60_040),
+				refused(60_040, 60_060, { remaining: 0, resetMs: 4_000 }),
+				send(60_160),
+				ok(60_160, 60_180),
+				send(60_200),
+				refused(60_200, 60_220),
+			],
+			state,
+		).state;
+		expect(pausedUntil(state, 60_220)).toBe(60_160 + FIRST_PAUSE_MAX_MS);
+	});
+
 	it('a 429 to a request paced long after the burst is a wave, not the burst refused', () => {
 		let state = play(firstLimit).state;
 		state = burst(state, 60_000, 2);
