@@ -26,6 +26,9 @@ export const OUTCOME_MODULES = [
 // MUTATION_TARGET=<module> (scripts/mutation.ts sets it for each module of the run, or --mutate <module>):
 // that module alone, against its targeting tests (test/mutation/targets.mjs).
 const target = process.env.MUTATION_TARGET;
+// MUTATION_LINES=<from>-<to> (--mutate <module>:<from>-<to>): those lines of the module alone, with an
+// incremental file of their own (the module's would keep only their mutants).
+const lines = target && process.env.MUTATION_LINES;
 const targetTests = target ? TARGETS[target] : undefined;
 if (target && !targetTests)
 	throw new Error(`MUTATION_TARGET ${target} is not in test/mutation/targets.mjs`);
@@ -77,7 +80,7 @@ export default {
 	// Only the shipped code: type errors a mutant makes in a test do not matter (jest only strips types).
 	tsconfigFile: 'tsconfig.mutation.json',
 	typescriptChecker: { prioritizePerformanceOverAccuracy: true },
-	mutate: target ? [target] : OUTCOME_MODULES,
+	mutate: target ? [lines ? `${target}:${lines}` : target] : OUTCOME_MODULES,
 	// Two test runners, one a core (npm run test:mutation runs one module at a time).
 	concurrency: 2,
 	// The engine tests wait on loopback HTTP; on a loaded machine a slow run is not an endless loop.
@@ -90,7 +93,7 @@ export default {
 	// With a module's own tests only, a static mutant costs seconds: then they are run and counted.
 	ignoreStatic: !targetTests,
 	incremental: true,
-	incrementalFile: `reports/mutation/${target ? target.replace(/[/.]/g, '_') : 'all'}.incremental.json`,
+	incrementalFile: `reports/mutation/${target ? target.replace(/[/.]/g, '_') : 'all'}${lines ? `_${lines}` : ''}.incremental.json`,
 	reporters: ['json', 'html', 'progress'],
 	// A module's report of its own (scripts/mutation.ts sums them, and copies one module's to mutation.json).
 	jsonReporter: {

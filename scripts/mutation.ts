@@ -157,13 +157,19 @@ async function main(): Promise<number> {
 		.slice(2)
 		.filter((arg) => !['--quick', '--unit', '--summary-only', '--each'].includes(arg));
 	const known = await targets();
-	const env = { ...process.env, ...(selection ? { MUTATION_TESTS: selection.slice(2) } : {}) };
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		...(selection ? { MUTATION_TESTS: selection.slice(2) } : {}),
+	};
 	// --mutate <module> of targets.mjs: that module against its own tests (stryker.config.mjs reads
 	// MUTATION_TARGET); any other pattern is Stryker's own, against the whole suite.
+	// <module>:<from>-<to> (Stryker's line range) mutates those lines of it alone, against its own tests.
 	const at = args.indexOf('--mutate');
 	if (at !== -1 || selection) {
-		const target = at !== -1 && args[at + 1] in known ? args[at + 1] : undefined;
+		const [, module, lines] = /^(.*?)(?::(\d+-\d+))?$/.exec(args[at + 1] ?? '') ?? [];
+		const target = at !== -1 && module in known ? module : undefined;
 		if (target) args = [...args.slice(0, at), ...args.slice(at + 2)];
+		if (target && lines) env.MUTATION_LINES = lines;
 		if (target && !summaryOnly) rmSync(moduleReport(target), { force: true });
 		const status = runStryker(summaryOnly, args, env, target);
 		if (target && !summaryOnly && existsSync(moduleReport(target)))
@@ -190,6 +196,7 @@ async function main(): Promise<number> {
 			runStryker(summaryOnly, args, env, module),
 			moduleStarted,
 			readReport(moduleReport(module)),
+			`${module}: `,
 		);
 		status ||= result.status;
 		add(totals, result.total);
@@ -220,8 +227,12 @@ function runStryker(
 	if (summaryOnly) return 0;
 	const withTarget = target ? { ...env, MUTATION_TARGET: target } : env;
 	return (
-		spawnSync('npx', ['stryker', 'run', ...args], { cwd: root, stdio: 'inherit', env: withTarget })
-			.status ?? 1
+		// Stryker's own bin, not npx: npx costs about 0.6 s of CPU a module.
+		spawnSync(join(root, 'node_modules/.bin/stryker'), ['run', ...args], {
+			cwd: root,
+			stdio: 'inherit',
+			env: withTarget,
+		}).status ?? 1
 	);
 }
 
@@ -233,6 +244,8 @@ function summarise(
 	strykerStatus: number,
 	started: number,
 	report: Report | undefined,
+	// Before a module's own line in a run of every module, so that only the last line reads `mutation: score=`.
+	label = '',
 ): { status: number; total: Tally; byFolder: Map<string, Tally> } {
 	const wallSeconds = Math.round((Date.now() - started) / 1000);
 	if (!report) {
@@ -249,7 +262,7 @@ function summarise(
 	console.log('mutation: by folder');
 	for (const [folder, t] of [...byFolder].sort()) console.log(tallyLine(folder, t));
 	console.log(
-		`mutation: score=${score(total).toFixed(1)}% mutants=${total.mutants} survived=${total.survived} no_coverage=${total.noCoverage} equivalent=${total.equivalent} ignored_static=${total.ignored} wall_s=${wallSeconds}`,
+		`mutation: ${label}score=${score(total).toFixed(1)}% mutants=${total.mutants} survived=${total.survived} no_coverage=${total.noCoverage} equivalent=${total.equivalent} ignored_static=${total.ignored} wall_s=${wallSeconds}`,
 	);
 	return { status: strykerStatus, total, byFolder };
 }
