@@ -5,12 +5,35 @@
 // the engine tests see every mutant and count.
 import { TARGETS } from './test/mutation/targets.mjs';
 
-// MUTATION_TARGET=<module> (scripts/mutation.ts sets it for --mutate <module> and --each): that module
-// alone, against its targeting tests (test/mutation/targets.mjs).
+/**
+ * The code that decides outcomes: what `npm run test:mutation` mutates, each module against its own tests
+ * (test/mutation/targets.mjs); `!` leaves out files that hold only types and re-exports (no mutants).
+ */
+export const OUTCOME_MODULES = [
+	'nodes/shared/model/companyRecord.ts',
+	'nodes/shared/model/lookupKey.ts',
+	'nodes/shared/watch/*.ts',
+	'nodes/shared/transport/registryError.ts',
+	'nodes/shared/transport/retryPolicy.ts',
+	'nodes/shared/transport/retryDecision.ts',
+	'nodes/shared/transport/rateControl/**/*.ts',
+	'!nodes/shared/transport/rateControl/index.ts',
+	'!nodes/shared/transport/rateControl/types.ts',
+	'nodes/shared/lookupPipeline.ts',
+	'credentials/CompanyRegistryApi.credentials.ts',
+];
+
+// MUTATION_TARGET=<module> (scripts/mutation.ts sets it for each module of the run, or --mutate <module>):
+// that module alone, against its targeting tests (test/mutation/targets.mjs).
 const target = process.env.MUTATION_TARGET;
+// MUTATION_LINES=<from>-<to> (--mutate <module>:<from>-<to>): those lines of the module alone, with an
+// incremental file of their own (the module's would keep only their mutants).
+const lines = target && process.env.MUTATION_LINES;
 const targetTests = target ? TARGETS[target] : undefined;
 if (target && !targetTests)
 	throw new Error(`MUTATION_TARGET ${target} is not in test/mutation/targets.mjs`);
+
+const checker = process.env.MUTATION_CHECKER === 'on';
 
 const QUICK_SKIPS = ['reliability', 'faults', 'retryLimits', 'cancel', 'examples'].map(
 	(name) => `<rootDir>/test/integration/${name}.test.ts`,
@@ -44,25 +67,21 @@ export default {
 	disableTypeChecks: false,
 	// Each mutant runs only the tests that executed its code (the engine tests included).
 	coverageAnalysis: 'perTest',
-	// MUTATION_CHECKER=off: no type check of each mutant (on a busy machine it costs more than the tests of
-	// one module); a mutant that would not compile then counts by what the tests make of it.
-	checkers: process.env.MUTATION_CHECKER === 'off' ? [] : ['typescript'],
+	// No type check of each mutant unless MUTATION_CHECKER=on: it costs more than the tests of one module,
+	// and a mutant that would not compile counts by what the tests make of it (so were the figures of
+	// docs/development.md measured).
+	checkers: checker ? ['typescript'] : [],
+	// Only the plugins in use: every Stryker process (the main one, the checker's, each test runner, again
+	// after each restart) loads them, and the TypeScript checker's loads TypeScript, about 1.2 s of CPU.
+	plugins: [
+		'@stryker-mutator/jest-runner',
+		...(checker ? ['@stryker-mutator/typescript-checker'] : []),
+	],
 	// Only the shipped code: type errors a mutant makes in a test do not matter (jest only strips types).
 	tsconfigFile: 'tsconfig.mutation.json',
 	typescriptChecker: { prioritizePerformanceOverAccuracy: true },
-	mutate: target
-		? [target]
-		: [
-				'nodes/shared/model/companyRecord.ts',
-				'nodes/shared/model/lookupKey.ts',
-				'nodes/shared/watch/*.ts',
-				'nodes/shared/transport/registryError.ts',
-				'nodes/shared/transport/retryPolicy.ts',
-				'nodes/shared/transport/rateControl/**/*.ts',
-				'nodes/shared/lookupPipeline.ts',
-				'credentials/CompanyRegistryApi.credentials.ts',
-			],
-	// Two cores, shared: one test runner and one checker at a time each.
+	mutate: target ? [lines ? `${target}:${lines}` : target] : OUTCOME_MODULES,
+	// Two test runners, one a core (npm run test:mutation runs one module at a time).
 	concurrency: 2,
 	// The engine tests wait on loopback HTTP; on a loaded machine a slow run is not an endless loop.
 	timeoutMS: 20_000,
@@ -74,9 +93,14 @@ export default {
 	// With a module's own tests only, a static mutant costs seconds: then they are run and counted.
 	ignoreStatic: !targetTests,
 	incremental: true,
-	incrementalFile: `reports/mutation/${target ? target.replace(/[/.]/g, '_') : 'all'}.incremental.json`,
+	incrementalFile: `reports/mutation/${target ? target.replace(/[/.]/g, '_') : 'all'}${lines ? `_${lines}` : ''}.incremental.json`,
 	reporters: ['json', 'html', 'progress'],
-	jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+	// A module's report of its own (scripts/mutation.ts sums them, and copies one module's to mutation.json).
+	jsonReporter: {
+		fileName: target
+			? `reports/mutation/modules/${target.replace(/[/.*]/g, '_')}.json`
+			: 'reports/mutation/mutation.json',
+	},
 	htmlReporter: { fileName: 'reports/mutation/mutation.html' },
 	ignorePatterns: ['dist', 'coverage', 'reports', 'bench/results', '.n8n-cache', 'docs', '*.tgz'],
 	tempDirName: '.stryker-tmp',
