@@ -26,6 +26,8 @@ export const TARGETS = {
 		'test/unit/watch/detector.edges.test.ts',
 	],
 	'nodes/shared/watch/failedChecks.ts': ['test/unit/watch/failedChecks.edges.test.ts'],
+	// Retry On Fail's earlier tries (its engine test, watch.operation's, loads the whole engine).
+	'nodes/shared/watch/earlierTries.ts': ['test/unit/watch/earlierTries.test.ts'],
 	'nodes/shared/watch/memory.ts': [
 		'test/unit/watch/snapshot.test.ts',
 		'test/unit/watch/detector.edges.test.ts',
