@@ -163,6 +163,34 @@ describe('a main-process run whose row another run wrote', () => {
 	});
 });
 
+describe('a company not named whose registration a worker saw change', () => {
+	const NOT_REGISTERED = { isRegistered: false } as CompanyRecord;
+
+	it('deregistered meanwhile (the static data: Active): the row keeps it not registered', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		expect((await run([A, NOT_REGISTERED], 'none')).events).toEqual(['1:deregistered']);
+		await run([A, undefined]);
+		expect((await run([A, A], 'none')).events).toEqual(['1:reregistered']);
+	});
+
+	it('reregistered meanwhile (the static data: not registered): its status is asked once, the row keeps Active, and its turn inactive is reported', async () => {
+		const { run } = watch();
+		await run([NOT_REGISTERED, A]);
+		expect((await run([A, A], 'none')).events).toEqual(['0:reregistered']);
+		// Step 1: the mark, not held; the rest of step 1 (its status entry, not registered, and the other
+		// company); step 2: the other two statuses and whether its details are known.
+		expect((await run([undefined, A])).calls).toEqual([
+			'record 1',
+			'record 2',
+			'record 3',
+			'clear',
+			'record 7',
+		]);
+		expect((await run([I, A], 'none')).events).toEqual(['0:turnedInactive']);
+	});
+});
+
 describe('a main-process run on an emptied row (a crash between the clear and the write)', () => {
 	it('with a company not named: all new, counted, and the static data is the memory', async () => {
 		const { run, store } = watch();
