@@ -151,6 +151,13 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect((await watch.run([A])).map((found) => found.event)).toEqual(['reregistered']);
 	});
 
+	it('a company back in the register had, before, no name or address (as the static data says)', async () => {
+		const watch = worker();
+		await watch.run([NOT_REGISTERED]);
+		const [found] = await watch.run([A]);
+		expect([found.event, found.previous]).toEqual(['reregistered', { s: 'N' }]);
+	});
+
 	it('a company that could not be checked keeps its status: a status change meanwhile is reported, a name change cannot be', async () => {
 		const watch = worker();
 		await watch.run([A, A]);
