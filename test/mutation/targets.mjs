@@ -30,6 +30,7 @@ export const TARGETS = {
 		'test/unit/watch/snapshot.test.ts',
 		'test/unit/watch/detector.edges.test.ts',
 		'test/unit/watch/rowMark.test.ts',
+		'test/unit/watch/rowMark.redteam.test.ts',
 	],
 	// The store's memory as a worker has it (the edges), on a main process (the row's mark, its edges and
 	// red team: overlapping and failing runs), and runs of both. Not the seeded red team (overlap.redteam:
