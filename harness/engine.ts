@@ -25,7 +25,8 @@ import {
 import { RateController } from '../nodes/shared/transport/rateControl';
 import { TestCredentialsHelper } from './credentialsHelper';
 import { TestNodeTypes } from './nodeTypes';
-import { ProcessedItemsStore, useProcessedItemsStore } from './processedItems';
+import { ProcessedItemsStore } from './processedItems';
+import { useProcessedItemsStore } from './processedItemsService';
 
 /** A workflow in the JSON shape n8n exports (Download / n8n export:workflow). */
 export interface WorkflowFile {

@@ -32,11 +32,16 @@ export const TARGETS = {
 		'test/unit/watch/snapshot.test.ts',
 		'test/unit/watch/detector.edges.test.ts',
 		'test/unit/watch/rowMark.test.ts',
+		'test/unit/watch/rowMark.redteam.test.ts',
 	],
-	// The store's memory as a worker has it (the edges), on a main process (the row's mark), and runs of both.
+	// The store's memory as a worker has it (the edges), on a main process (the row's mark, its edges and
+	// red team: overlapping and failing runs), and runs of both. Not the seeded red team (overlap.redteam:
+	// 300 seeds, 8 s of CPU a jest run).
 	'nodes/shared/watch/processedItemsMemory.ts': [
 		'test/unit/watch/processedItemsMemory.edges.test.ts',
 		'test/unit/watch/rowMark.test.ts',
+		'test/unit/watch/rowMark.edges.test.ts',
+		'test/unit/watch/rowMark.redteam.test.ts',
 		'test/unit/watch/mixedRuns.test.ts',
 	],
 	// The retry policy and the decision after each try: pure, on an injected clock.

@@ -355,8 +355,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			const oldAddress = addressChanged ? old('a', addressEntry) : now.a;
 			const previous: PreviousSnapshot = {
 				s: status,
-				n: oldName,
-				a: oldAddress,
+				// Not registered: no name or address, as the static data's snapshot has none.
+				...(status !== 'N' ? { n: oldName, a: oldAddress } : {}),
 				...(before ? { d: before.d } : {}),
 			};
 			known.set(id, {

@@ -151,6 +151,13 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect((await watch.run([A])).map((found) => found.event)).toEqual(['reregistered']);
 	});
 
+	it('a company back in the register had, before, no name or address (as the static data says)', async () => {
+		const watch = worker();
+		await watch.run([NOT_REGISTERED]);
+		const [found] = await watch.run([A]);
+		expect([found.event, found.previous]).toEqual(['reregistered', { s: 'N' }]);
+	});
+
 	it('a company that could not be checked keeps its status: a status change meanwhile is reported, a name change cannot be', async () => {
 		const watch = worker();
 		await watch.run([A, A]);
@@ -174,6 +181,34 @@ describe('the store alone, as on a queue-mode worker', () => {
 		await watch.run([A, NOT_REGISTERED], [1]);
 		expect(watch.entries()).toBe(5);
 		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['reregistered']);
+	});
+
+	it("a company that could not be checked says nothing of another's details: a rename meanwhile is reported", async () => {
+		const watch = worker();
+		await watch.run([A, A]);
+		await watch.run([A, A], [1]);
+		expect(
+			(await watch.run([registered('Active', 'Alpha AG'), A], [1])).map((found) => [
+				found.at,
+				found.fields,
+			]),
+		).toEqual([[0, ['officialName']]]);
+	});
+
+	it('a run naming no company clears the row and records nothing', async () => {
+		const watch = worker();
+		await watch.run([A]);
+		expect(await watch.run([])).toEqual([]);
+		expect(watch.calls).toEqual(['count', 'clear']);
+		expect(watch.entries()).toBe(0);
+	});
+
+	it("a deregistered company's status is not asked twice: step 1 asked it", async () => {
+		const watch = worker();
+		await watch.run([A]);
+		await watch.run([NOT_REGISTERED]);
+		// Step 1 its status entry; step 2 the other two statuses, the name, the address, whether details are known.
+		expect(watch.calls).toEqual(['count', 'record 1', 'record 5', 'clear', 'record 1']);
 	});
 
 	it('a company failing on its first check is not in the row', async () => {
@@ -273,6 +308,86 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 			expect(await watch.run(changed)).toEqual([]);
 		},
 	);
+
+	it('failing at the write after a status change alone, the row written back keeps the name: a rename with the change back is reported whole', async () => {
+		const watch = worker();
+		const noAddress = registered('Active', 'Alpha GmbH', null);
+		await watch.run([noAddress, noAddress]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		await expect(
+			watch.run([noAddress, registered('Inactive', 'Alpha GmbH', null)]),
+		).rejects.toThrow('deadlock detected');
+		restore();
+		// The last run's entries, and no more.
+		expect(watch.entries()).toBe(8);
+		expect(
+			(await watch.run([noAddress, registered('Inactive', 'Alpha AG', null)])).map((found) => [
+				found.event,
+				found.fields,
+			]),
+		).toEqual([['turnedInactive', ['status', 'officialName']]]);
+	});
+
+	it('failing at the write after a status and address change (old address unknown), the next run reports the status alone', async () => {
+		const watch = worker();
+		await watch.run([A, A]);
+		const changed = [A, registered('Inactive', 'Alpha GmbH', 'Ring 2')];
+		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		await expect(watch.run(changed)).rejects.toThrow('deadlock detected');
+		restore();
+		expect((await watch.run(changed)).map((found) => [found.event, found.fields])).toEqual([
+			['turnedInactive', ['status']],
+		]);
+	});
+
+	it('failing at the write after a reregistration, the row written back says not registered', async () => {
+		const watch = worker();
+		await watch.run([NOT_REGISTERED]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		await expect(watch.run([A])).rejects.toThrow('deadlock detected');
+		restore();
+		expect((await watch.run([A])).map((found) => found.event)).toEqual(['reregistered']);
+	});
+
+	it('failing at the write, a company that could not be checked keeps its status in the row written back', async () => {
+		const watch = worker();
+		await watch.run([A, A, A]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		await expect(watch.run([A, A, registered('Inactive')], [1])).rejects.toThrow(
+			'deadlock detected',
+		);
+		restore();
+		expect(
+			(await watch.run([A, registered('Inactive'), registered('Inactive')])).map((found) => [
+				found.at,
+				found.event,
+			]),
+		).toEqual([
+			[1, 'turnedInactive'],
+			[2, 'turnedInactive'],
+		]);
+	});
+
+	it('failing at the write, a company seen first is not in the row written back: the next run sees it first', async () => {
+		const watch = worker();
+		await watch.run([A]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		await expect(watch.run([A, A])).rejects.toThrow('deadlock detected');
+		restore();
+		expect(watch.entries()).toBe(4);
+		expect((await watch.run([A, A])).map((found) => [found.at, found.event])).toEqual([
+			[1, 'firstSeen'],
+		]);
+	});
+
+	it('failing at step 2 of a run that recorded nothing new, nothing is removed', async () => {
+		const watch = worker();
+		await watch.run([A, A]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 2);
+		await expect(watch.run([A, A], [1])).rejects.toThrow('deadlock detected');
+		restore();
+		expect(watch.removed).toEqual([]);
+	});
 
 	it('entries recorded before a failure are removed, and only those', async () => {
 		const watch = worker();

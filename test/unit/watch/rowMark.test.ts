@@ -167,6 +167,8 @@ describe("a main-process run and the store's row its static data marks", () => {
 		['a count that is no count', { token: 'x', entries: -1, notAsSaved: [] }],
 		['a list that is no list of ids', { token: 'x', entries: 16, notAsSaved: [1] }],
 		['not an object', 'x'],
+		['null', null],
+		['a count that is no whole number', { token: 'x', entries: 1.5, notAsSaved: [] }],
 	])(
 		'a hand-edited mark (%s) proves nothing: the row is counted and asked in full',
 		async (_what, mark) => {
@@ -186,7 +188,16 @@ describe("a main-process run and the store's row its static data marks", () => {
 		await run(renamed, 'none', [3]);
 		// A main process (static data of the first run: the old name) cannot check it either, and marks the row.
 		await run(renamed, 'loaded', [3]);
-		// Checked again: the name the worker reported is no change.
-		expect((await run(renamed)).events).toEqual([]);
+		// Checked again: the name the worker reported is no change. The mark (its list names that company) is
+		// trusted: the mark and that company are asked.
+		const checked = await run(renamed);
+		expect(checked.events).toEqual([]);
+		expect(checked.calls[0]).toBe('record 2');
+	});
+
+	it('a row of no companies is marked too: the next run of none asks the mark alone', async () => {
+		const { run } = watch(new HarnessStore());
+		await run([]);
+		expect(await run([])).toEqual({ events: [], calls: ['record 1'] });
 	});
 });

@@ -1,0 +1,220 @@
+import type { ICheckProcessedOptions } from 'n8n-workflow';
+
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
+import {
+	ProcessedItemsMemory,
+	type ProcessedItemsStore,
+} from '../../../nodes/shared/watch/processedItemsMemory';
+import { company, STORE_CONTEXT } from './storeFixtures';
+
+// Main-process runs (the static data loaded, its row's mark) after other runs wrote the row, case by
+// case: a worker's row, a lost save, an emptied row, companies not named, and store calls that fail.
+
+const keys: LookupKey[] = [0, 1, 2].map((index) => ({
+	countryCode: 'de',
+	companyId: `HRB${index}`,
+}));
+
+type Method = 'checkProcessedAndRecord' | 'getProcessedDataCount';
+
+function watch(store = new HarnessStore()) {
+	const calls: string[] = [];
+	const removed: string[][] = [];
+	/** A store call of the next run that fails, with the one more try it is given. */
+	let failing: { method: Method; from: number; made: number } | undefined;
+	const failed = (method: Method) => {
+		if (failing?.method !== method) return false;
+		failing.made += 1;
+		return failing.made >= failing.from && failing.made <= failing.from + 1;
+	};
+	const helpers: ProcessedItemsStore = {
+		checkProcessedAndRecord: async (items, scope, options) => {
+			calls.push(`record ${items.length}`);
+			if (failed('checkProcessedAndRecord')) throw new Error('deadlock detected');
+			return await store.checkProcessedAndRecord(items, scope, STORE_CONTEXT, options);
+		},
+		clearAllProcessedItems: async (scope) => {
+			calls.push('clear');
+			await store.clearAllProcessedItems(scope, STORE_CONTEXT);
+		},
+		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) => {
+			calls.push('count');
+			if (failed('getProcessedDataCount')) throw new Error('deadlock detected');
+			return await store.getProcessedDataCount(scope, STORE_CONTEXT, options);
+		},
+		removeProcessed: async (items, scope, options) => {
+			removed.push(items.map(String));
+			await store.removeProcessed(items, scope, STORE_CONTEXT, options);
+		},
+	};
+	let saved: Record<string, unknown> = {};
+	let day = 0;
+	/**
+	 * `records[i]` undefined: company i is not named (the static data keeps it). `staticData`: 'loaded' (a
+	 * main process), 'none' (a queue-mode worker), 'lost' (loaded, its save lost).
+	 */
+	const run = async (
+		records: Array<CompanyRecord | undefined>,
+		staticData: 'loaded' | 'none' | 'lost' = 'loaded',
+	) => {
+		day += 1;
+		calls.length = 0;
+		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+		const found = await detectChanges(
+			new ProcessedItemsMemory(
+				helpers,
+				staticData === 'none'
+					? undefined
+					: new StaticDataMemory(data, { warn: () => undefined }, () => true),
+			),
+			records.flatMap((record, itemIndex) =>
+				record ? [{ key: keys[itemIndex], record, itemIndex }] : [],
+			),
+			[],
+			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+		).finally(() => (failing = undefined));
+		if (staticData === 'loaded') saved = data;
+		return {
+			events: found.map((change) => `${change.itemIndex}:${change.change.event}`),
+			changes: found.map((change) => change.change.changes),
+			calls: [...calls],
+		};
+	};
+	return {
+		run,
+		removed,
+		store,
+		fail: (method: Method, from: number) => (failing = { method, from, made: 0 }),
+	};
+}
+
+const A = company('Active');
+const I = company('Inactive');
+const moved = (record: CompanyRecord, officialName: string, registeredAddress: string) =>
+	({ ...record, officialName, registeredAddress }) as CompanyRecord;
+
+describe('a main-process run whose row another run wrote', () => {
+	it("a run whose save was lost wrote the row: its mark is not the static data's, and a change back is reported", async () => {
+		const { run } = watch();
+		await run([A, A, A]);
+		expect((await run([I, A, A], 'lost')).events).toEqual(['0:turnedInactive']);
+		expect((await run([A, A, A])).events).toEqual(['0:turnedActive']);
+	});
+
+	it("a worker's row confirms the static data's old name and address: reported with them", async () => {
+		const { run } = watch();
+		await run([A, A, A]);
+		expect((await run([A, A, I], 'none')).events).toEqual(['2:turnedInactive']);
+		const found = await run([A, moved(A, 'Alpha AG', 'Ring 2'), I]);
+		expect(found.events).toEqual(['1:detailsChanged']);
+		expect(found.changes).toEqual([
+			{
+				officialName: { previous: 'Alpha GmbH', current: 'Alpha AG' },
+				registeredAddress: { previous: 'Hauptstr. 1', current: 'Ring 2' },
+			},
+		]);
+	});
+
+	it('failing at the write after the clear, the row written back keeps the old name and address: reported again by the next run', async () => {
+		const { run, fail } = watch();
+		await run([A, A, A]);
+		await run([A, A, I], 'none');
+		const changed = [A, moved(A, 'Alpha AG', 'Ring 2'), I];
+		// Step 1 (the mark and the companies not as saved), the rest of step 1, step 2, then the write.
+		fail('checkProcessedAndRecord', 4);
+		await expect(run(changed)).rejects.toThrow('deadlock detected');
+		const found = await run(changed);
+		expect(found.events).toEqual(['1:detailsChanged']);
+		expect(found.changes[0]).toEqual({
+			officialName: { previous: 'Alpha GmbH', current: 'Alpha AG' },
+			registeredAddress: { previous: 'Hauptstr. 1', current: 'Ring 2' },
+		});
+	});
+
+	it('failing at the rest of step 1, the run fails with its own error and the next run reports the change', async () => {
+		const { run, fail } = watch();
+		await run([A, A, A]);
+		await run([A, A, A], 'none');
+		fail('checkProcessedAndRecord', 2);
+		await expect(run([A, I, A])).rejects.toThrow('deadlock detected');
+		expect((await run([A, I, A])).events).toEqual(['1:turnedInactive']);
+	});
+
+	it('a company not named, asked in full and held, is carried whole: its rename is reported when named again', async () => {
+		const { run } = watch();
+		await run([A, A, A]);
+		await run([A, A, A], 'none');
+		expect((await run([A, A, undefined])).events).toEqual([]);
+		expect((await run([A, A, company('Active', 'Alpha AG')])).events).toEqual(['2:detailsChanged']);
+	});
+
+	it('a company not named whose row holds another status than the static data is asked again while not named: its change is not reported twice', async () => {
+		const { run } = watch();
+		await run([A, A, A]);
+		expect((await run([A, A, I], 'none')).events).toEqual(['2:turnedInactive']);
+		// Not named: the row's status is kept, the static data's snapshot (Active) is not the row's.
+		expect((await run([A, A, undefined])).events).toEqual([]);
+		expect((await run([A, A, undefined])).events).toEqual([]);
+		expect((await run([A, A, I])).events).toEqual([]);
+	});
+});
+
+describe('a company not named whose registration a worker saw change', () => {
+	const NOT_REGISTERED = { isRegistered: false } as CompanyRecord;
+
+	it('deregistered meanwhile (the static data: Active): the row keeps it not registered', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		expect((await run([A, NOT_REGISTERED], 'none')).events).toEqual(['1:deregistered']);
+		await run([A, undefined]);
+		expect((await run([A, A], 'none')).events).toEqual(['1:reregistered']);
+	});
+
+	it('reregistered meanwhile (the static data: not registered): its status is asked once, the row keeps Active, and its turn inactive is reported', async () => {
+		const { run } = watch();
+		await run([NOT_REGISTERED, A]);
+		expect((await run([A, A], 'none')).events).toEqual(['0:reregistered']);
+		// Step 1: the mark, not held; the rest of step 1 (its status entry, not registered, and the other
+		// company); step 2: the other two statuses and whether its details are known.
+		expect((await run([undefined, A])).calls).toEqual([
+			'record 1',
+			'record 2',
+			'record 3',
+			'clear',
+			'record 7',
+		]);
+		expect((await run([I, A], 'none')).events).toEqual(['0:turnedInactive']);
+	});
+});
+
+describe('a main-process run on an emptied row (a crash between the clear and the write)', () => {
+	it('with a company not named: all new, counted, and the static data is the memory', async () => {
+		const { run, store } = watch();
+		await run([A, A, A]);
+		await store.clearAllProcessedItems('node', STORE_CONTEXT);
+		expect((await run([I, A, undefined])).events).toEqual(['0:turnedInactive']);
+	});
+
+	it('the count failing: the run fails with its own error', async () => {
+		const { run, store, fail } = watch();
+		await run([A, A, A]);
+		await store.clearAllProcessedItems('node', STORE_CONTEXT);
+		fail('getProcessedDataCount', 1);
+		await expect(run([I, A, A])).rejects.toThrow('deadlock detected');
+		expect((await run([I, A, A])).events).toEqual(['0:turnedInactive']);
+	});
+});
+
+describe('quiet main-process runs', () => {
+	it('each keeps the mark: the next asks the mark alone again', async () => {
+		const { run } = watch();
+		await run([A, A, A]);
+		expect((await run([A, A, A])).calls).toEqual(['record 1']);
+		expect((await run([A, A, A])).calls).toEqual(['record 1']);
+		expect((await run([A, A, A])).calls).toEqual(['record 1']);
+	});
+});
