@@ -100,4 +100,55 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
 	],
+	// The modes, the state and what transitions tell (actions, their logs, the tuned figures): against the
+	// same stories and controller tests as the transitions that read and write them.
+	'nodes/shared/transport/rateControl/modes.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/count.edges.test.ts',
+		'test/unit/transport/rateControl/window.edges.test.ts',
+		'test/unit/transport/rateControl/pace.edges.test.ts',
+		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
+		'test/unit/transport/rateControl/transitions.edges.test.ts',
+	],
+	'nodes/shared/transport/rateControl/state.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/count.edges.test.ts',
+		'test/unit/transport/rateControl/window.edges.test.ts',
+		'test/unit/transport/rateControl/pace.edges.test.ts',
+		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
+		'test/unit/transport/rateControl/transitions.edges.test.ts',
+	],
+	'nodes/shared/transport/rateControl/actions.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/count.edges.test.ts',
+		'test/unit/transport/rateControl/window.edges.test.ts',
+		'test/unit/transport/rateControl/pace.edges.test.ts',
+		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
+		'test/unit/transport/rateControl/transitions.edges.test.ts',
+	],
+	'nodes/shared/transport/rateControl/log.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/count.edges.test.ts',
+		'test/unit/transport/rateControl/window.edges.test.ts',
+		'test/unit/transport/rateControl/pace.edges.test.ts',
+		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
+		'test/unit/transport/rateControl/transitions.edges.test.ts',
+	],
+	'nodes/shared/transport/rateControl/constants.ts': [
+		'test/unit/transport/rateControl/transitions.test.ts',
+		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/count.edges.test.ts',
+		'test/unit/transport/rateControl/window.edges.test.ts',
+		'test/unit/transport/rateControl/pace.edges.test.ts',
+		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
+		'test/unit/transport/rateControl/transitions.edges.test.ts',
+	],
+	// The sharing between executions: the controller on the virtual clock.
+	'nodes/shared/transport/rateControl/controller.ts': [
+		'test/unit/transport/rateController.test.ts',
+	],
 };
