@@ -110,6 +110,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		'test/unit/transport/rateControl/modes.test.ts',
 	],
 	'nodes/shared/transport/rateControl/state.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -137,6 +138,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		'test/unit/transport/rateControl/state.log.test.ts',
 	],
 	'nodes/shared/transport/rateControl/constants.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -146,6 +148,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	// The sharing between executions: the controller on the virtual clock.
 	'nodes/shared/transport/rateControl/controller.ts': [
