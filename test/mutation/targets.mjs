@@ -153,5 +153,6 @@ export const TARGETS = {
 	// The sharing between executions: the controller on the virtual clock.
 	'nodes/shared/transport/rateControl/controller.ts': [
 		'test/unit/transport/rateController.test.ts',
+		'test/unit/transport/rateControl/controller.test.ts',
 	],
 };
