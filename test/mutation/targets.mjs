@@ -101,7 +101,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
 	],
 	// The modes, the state and what transitions tell (actions, their logs, the tuned figures): against the
-	// same stories and controller tests as the transitions that read and write them.
+	// same stories and controller tests as the transitions that read and write them, and their own tests
+	// (one list for all five, so that one run can mutate them together).
 	'nodes/shared/transport/rateControl/modes.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
 		'test/unit/transport/rateController.test.ts',
@@ -111,6 +112,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
 		'test/unit/transport/rateControl/modes.test.ts',
+		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	'nodes/shared/transport/rateControl/state.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -120,6 +123,9 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		'test/unit/transport/rateControl/modes.test.ts',
+		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	'nodes/shared/transport/rateControl/actions.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -129,6 +135,9 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		'test/unit/transport/rateControl/modes.test.ts',
+		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	'nodes/shared/transport/rateControl/log.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -138,7 +147,9 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		'test/unit/transport/rateControl/modes.test.ts',
 		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	'nodes/shared/transport/rateControl/constants.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -148,6 +159,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		'test/unit/transport/rateControl/modes.test.ts',
+		'test/unit/transport/rateControl/state.log.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	// The sharing between executions: the controller on the virtual clock.
