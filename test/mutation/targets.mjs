@@ -113,6 +113,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
 		'test/unit/transport/rateControl/modes.test.ts',
 		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/state.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	'nodes/shared/transport/rateControl/state.ts': [
@@ -125,6 +126,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
 		'test/unit/transport/rateControl/modes.test.ts',
 		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/state.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	'nodes/shared/transport/rateControl/actions.ts': [
@@ -137,6 +139,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
 		'test/unit/transport/rateControl/modes.test.ts',
 		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/state.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	'nodes/shared/transport/rateControl/log.ts': [
@@ -149,6 +152,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
 		'test/unit/transport/rateControl/modes.test.ts',
 		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/state.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	'nodes/shared/transport/rateControl/constants.ts': [
@@ -161,6 +165,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.edges.test.ts',
 		'test/unit/transport/rateControl/modes.test.ts',
 		'test/unit/transport/rateControl/state.log.test.ts',
+		'test/unit/transport/rateControl/state.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
 	],
 	// The sharing between executions: the controller on the virtual clock.
