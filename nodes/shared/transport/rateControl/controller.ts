@@ -1,5 +1,4 @@
 import { MAX_TIMER_MS, realClock, type Clock } from '../wait';
-import type { Action } from './actions';
 import { IDLE_RESET_MS } from './constants';
 import { nextStart, waitIsTheLimit } from './modes';
 import { unknownRegistry, type ControlState } from './state';
@@ -94,9 +93,6 @@ export class RateController {
 	private wakeArmedFor: number | undefined;
 	private state: ControlState = unknownRegistry();
 
-	/** What the controller did, for tests and the benchmark. */
-	readonly stats = { requests: 0, events: 0, pauses: 0 };
-
 	/** Time only through `clock`: real in n8n, virtual in the unit tests and bench:sim. */
 	constructor(readonly clock: Clock = realClock) {
 		this.idleSince = clock.now();
@@ -158,17 +154,7 @@ export class RateController {
 	 * `sentAt` its permit carries, or its answer is not recognised (a window's probe never ends).
 	 */
 	private apply(event: ControlEvent, now: number): void {
-		const { state, actions } = transition(this.state, event, now);
-		this.state = state;
-		this.count(actions);
-	}
-
-	private count(actions: Action[]): void {
-		for (const action of actions) {
-			if (action.kind === 'congestion') this.stats.events += 1;
-			else this.stats.pauses += 1;
-		}
-		this.stats.requests = this.state.requests;
+		this.state = transition(this.state, event, now).state;
 	}
 
 	/** Lookups still to send by every execution here: those waiting, in flight, and rows not yet taken. */
