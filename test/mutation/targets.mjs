@@ -157,6 +157,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/state.log.test.ts',
 		'test/unit/transport/rateControl/state.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
+		'test/unit/transport/rateControl/actions.test.ts',
 	],
 	'nodes/shared/transport/rateControl/log.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
