@@ -286,4 +286,20 @@ describe('a record on its way to an output, at depth', () => {
 			{ '[redacted]': '[redacted]', count: 3, none: null },
 		]);
 	});
+
+	it('keeps in its own fields text that only looks like a credential (a company may be called Bearer)', () => {
+		const record = {
+			isRegistered: true,
+			officialName: 'Bearer Bonds Ltd',
+			status: 'Active, Bearer shares',
+			registrationDate: '2020-01-01',
+			registeredAddress: 'Bearer Lane 5',
+			note: 'Bearer Lane 5',
+		} as unknown as CompanyRecord;
+		expect(redactRecord(record, ['client-secret-4711'])).toStrictEqual({
+			...record,
+			// A field beyond the record's own loses anything shaped like a credential.
+			note: 'Bearer [redacted] 5',
+		});
+	});
 });
