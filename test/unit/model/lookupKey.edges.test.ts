@@ -22,6 +22,20 @@ const refusal = (fields: Parameters<typeof toLookupKey>[0]) => {
 };
 
 describe('lookup key, at the edges', () => {
+	it('refuses a Company ID number past 2^53, either sign, and takes the largest exact one or the same digits as text', () => {
+		const tooLong = refusal({ country: 'de', companyId: 2 ** 53 + 2 });
+		expect(tooLong.message).toBe(
+			'Company ID is the number 9007199254740994, too long to be held exactly as a number; give it as text',
+		);
+		expect(refusal({ country: 'de', companyId: -(2 ** 53 + 2) }).message).toContain('too long');
+		expect(toLookupKey({ country: 'de', companyId: Number.MAX_SAFE_INTEGER }).companyId).toBe(
+			'9007199254740991',
+		);
+		expect(toLookupKey({ country: 'de', companyId: '9007199254740993' }).companyId).toBe(
+			'9007199254740993',
+		);
+	});
+
 	it('accepts an id of 100 characters and refuses one of 101, saying both lengths', () => {
 		expect(toLookupKey({ country: 'de', companyId: 'X'.repeat(100) }).companyId).toHaveLength(100);
 		expect(refusal({ country: 'de', companyId: 'X'.repeat(101) }).message).toBe(
