@@ -79,7 +79,8 @@ export default {
 	],
 	// Only the shipped code: type errors a mutant makes in a test do not matter (jest only strips types).
 	tsconfigFile: 'tsconfig.mutation.json',
-	typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+	// Its options only with its plugin (Stryker warns of an option no loaded plugin knows).
+	...(checker ? { typescriptChecker: { prioritizePerformanceOverAccuracy: true } } : {}),
 	mutate: target ? [lines ? `${target}:${lines}` : target] : OUTCOME_MODULES,
 	// Two test runners, one a core (npm run test:mutation runs one module at a time).
 	concurrency: 2,
