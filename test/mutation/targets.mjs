@@ -2,6 +2,26 @@
 // a mutant of a module runs only these, so a module takes minutes instead of the whole suite's hours.
 // Every module of OUTCOME_MODULES (stryker.config.mjs) needs an entry: the run names those without one
 // and fails. A test that kills a module's mutants belongs in its list: the run says which mutants survive.
+// The stories on the pure transition and the virtual-clock controller tests: the rate controller's parts
+// that transitions go through are mutated against them.
+const STORIES = [
+	'test/unit/transport/rateControl/transitions.test.ts',
+	'test/unit/transport/rateController.test.ts',
+	'test/unit/transport/rateControl/count.edges.test.ts',
+	'test/unit/transport/rateControl/window.edges.test.ts',
+	'test/unit/transport/rateControl/pace.edges.test.ts',
+	'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
+	'test/unit/transport/rateControl/transitions.edges.test.ts',
+];
+// The same, with the tests of the modes, the state and its logs, and the controller's own.
+const STATE_STORIES = [
+	...STORIES,
+	'test/unit/transport/rateControl/modes.test.ts',
+	'test/unit/transport/rateControl/state.log.test.ts',
+	'test/unit/transport/rateControl/state.test.ts',
+	'test/unit/transport/rateControl/controller.test.ts',
+];
+
 export const TARGETS = {
 	'nodes/shared/model/companyRecord.ts': [
 		'test/unit/model/companyRecord.test.ts',
@@ -91,26 +111,14 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/windowStormPause.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
-		'test/unit/transport/rateControl/transitions.test.ts',
-		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/count.edges.test.ts',
-		'test/unit/transport/rateControl/window.edges.test.ts',
-		'test/unit/transport/rateControl/pace.edges.test.ts',
-		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
-		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		...STORIES,
 		'test/unit/transport/rateControl/rateLimited.quota.test.ts',
 		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
 		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
 		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
-		'test/unit/transport/rateControl/transitions.test.ts',
-		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/count.edges.test.ts',
-		'test/unit/transport/rateControl/window.edges.test.ts',
-		'test/unit/transport/rateControl/pace.edges.test.ts',
-		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
-		'test/unit/transport/rateControl/transitions.edges.test.ts',
+		...STORIES,
 		// A refuted window remembered, the admitted log's span, the quiet answers the probe counts.
 		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
 		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
@@ -119,72 +127,14 @@ export const TARGETS = {
 	// The modes, the state and what transitions tell (actions, their logs, the tuned figures): against the
 	// same stories and controller tests as the transitions that read and write them, and their own tests
 	// (one list for all five, so that one run can mutate them together).
-	'nodes/shared/transport/rateControl/modes.ts': [
-		'test/unit/transport/rateControl/transitions.test.ts',
-		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/count.edges.test.ts',
-		'test/unit/transport/rateControl/window.edges.test.ts',
-		'test/unit/transport/rateControl/pace.edges.test.ts',
-		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
-		'test/unit/transport/rateControl/transitions.edges.test.ts',
-		'test/unit/transport/rateControl/modes.test.ts',
-		'test/unit/transport/rateControl/state.log.test.ts',
-		'test/unit/transport/rateControl/state.test.ts',
-		'test/unit/transport/rateControl/controller.test.ts',
-	],
-	'nodes/shared/transport/rateControl/state.ts': [
-		'test/unit/transport/rateControl/transitions.test.ts',
-		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/count.edges.test.ts',
-		'test/unit/transport/rateControl/window.edges.test.ts',
-		'test/unit/transport/rateControl/pace.edges.test.ts',
-		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
-		'test/unit/transport/rateControl/transitions.edges.test.ts',
-		'test/unit/transport/rateControl/modes.test.ts',
-		'test/unit/transport/rateControl/state.log.test.ts',
-		'test/unit/transport/rateControl/state.test.ts',
-		'test/unit/transport/rateControl/controller.test.ts',
-	],
+	'nodes/shared/transport/rateControl/modes.ts': [...STATE_STORIES],
+	'nodes/shared/transport/rateControl/state.ts': [...STATE_STORIES],
 	'nodes/shared/transport/rateControl/actions.ts': [
-		'test/unit/transport/rateControl/transitions.test.ts',
-		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/count.edges.test.ts',
-		'test/unit/transport/rateControl/window.edges.test.ts',
-		'test/unit/transport/rateControl/pace.edges.test.ts',
-		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
-		'test/unit/transport/rateControl/transitions.edges.test.ts',
-		'test/unit/transport/rateControl/modes.test.ts',
-		'test/unit/transport/rateControl/state.log.test.ts',
-		'test/unit/transport/rateControl/state.test.ts',
-		'test/unit/transport/rateControl/controller.test.ts',
+		...STATE_STORIES,
 		'test/unit/transport/rateControl/actions.test.ts',
 	],
-	'nodes/shared/transport/rateControl/log.ts': [
-		'test/unit/transport/rateControl/transitions.test.ts',
-		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/count.edges.test.ts',
-		'test/unit/transport/rateControl/window.edges.test.ts',
-		'test/unit/transport/rateControl/pace.edges.test.ts',
-		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
-		'test/unit/transport/rateControl/transitions.edges.test.ts',
-		'test/unit/transport/rateControl/modes.test.ts',
-		'test/unit/transport/rateControl/state.log.test.ts',
-		'test/unit/transport/rateControl/state.test.ts',
-		'test/unit/transport/rateControl/controller.test.ts',
-	],
-	'nodes/shared/transport/rateControl/constants.ts': [
-		'test/unit/transport/rateControl/transitions.test.ts',
-		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/count.edges.test.ts',
-		'test/unit/transport/rateControl/window.edges.test.ts',
-		'test/unit/transport/rateControl/pace.edges.test.ts',
-		'test/unit/transport/rateControl/lyingReset.redteam.test.ts',
-		'test/unit/transport/rateControl/transitions.edges.test.ts',
-		'test/unit/transport/rateControl/modes.test.ts',
-		'test/unit/transport/rateControl/state.log.test.ts',
-		'test/unit/transport/rateControl/state.test.ts',
-		'test/unit/transport/rateControl/controller.test.ts',
-	],
+	'nodes/shared/transport/rateControl/log.ts': [...STATE_STORIES],
+	'nodes/shared/transport/rateControl/constants.ts': [...STATE_STORIES],
 	// The sharing between executions: the controller on the virtual clock.
 	'nodes/shared/transport/rateControl/controller.ts': [
 		'test/unit/transport/rateController.test.ts',
