@@ -6,8 +6,10 @@ import {
 } from '../../../nodes/shared/transport/batchRunner';
 import { RateController } from '../../../nodes/shared/transport/rateControl';
 import type { On401, RegistryAnswer } from '../../../nodes/shared/transport/registryRequest';
+import { VirtualClock } from '../../../bench/sim/virtualClock';
 
-// The batch runner against a stand-in for the one HTTP call: what it sends, and what each row gets.
+// The batch runner against a stand-in for the one HTTP call: what it sends, and what each row gets. On
+// the virtual clock: its waits (backoff, Retry-After, the breaker's cool-downs) pass in no real time.
 const RECORD = { isRegistered: false, officialName: 'N/A', status: 'N/A', registrationDate: 'N/A' };
 const ok = (body: unknown = RECORD): RegistryAnswer => ({
 	kind: 'response',
@@ -39,21 +41,25 @@ async function run(
 	options: { tokenWasStored?: boolean; stop?: boolean; settings?: Partial<BatchSettings> } = {},
 ) {
 	const calls: Array<{ key: LookupKey; on401: On401 }> = [];
-	const outcomes = await runBatch(
-		rows.length,
-		(index) => rows[index],
-		settings(options.settings),
-		{
-			request: async (key, on401) => {
-				calls.push({ key, on401 });
-				await new Promise((resolve) => setTimeout(resolve, 1));
-				return answer(key, on401, calls.length);
+	const clock = new VirtualClock();
+	const outcomes = await clock.run(
+		runBatch(
+			rows.length,
+			(index) => rows[index],
+			settings(options.settings),
+			{
+				request: async (key, on401) => {
+					calls.push({ key, on401 });
+					await clock.sleep(1);
+					return answer(key, on401, calls.length);
+				},
+				tokenWasStored: options.tokenWasStored ?? true,
+				grantedScopes: async () => 'read:aml',
+				reloadCredential: async () => {},
+				clock,
 			},
-			tokenWasStored: options.tokenWasStored ?? true,
-			grantedScopes: async () => 'read:aml',
-			reloadCredential: async () => {},
-		},
-		{ stopAtFirstFailure: options.stop ?? false },
+			{ stopAtFirstFailure: options.stop ?? false },
+		),
 	);
 	return { outcomes: outcomes as LookupOutcome[], calls };
 }
@@ -165,26 +171,30 @@ describe("batch runner, when the breaker's probe meets a refused token", () => {
 	it('ends: every row fails with the token message, none waits for a verdict that never comes', async () => {
 		let calls = 0;
 		const rows = keys(30);
-		const outcomes = await runBatch(
-			rows.length,
-			(index) => rows[index],
-			settings({ maxConcurrency: 20 }),
-			{
-				request: async () => {
-					calls += 1;
-					await new Promise((resolve) => setTimeout(resolve, 1));
-					// The first tries all fail without an answer (the breaker opens); the probe meets a 401.
-					return calls <= 15
-						? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }
-						: status(401);
+		const clock = new VirtualClock();
+		const outcomes = await clock.run(
+			runBatch(
+				rows.length,
+				(index) => rows[index],
+				settings({ maxConcurrency: 20 }),
+				{
+					request: async () => {
+						calls += 1;
+						await clock.sleep(1);
+						// The first tries all fail without an answer (the breaker opens); the probe meets a 401.
+						return calls <= 15
+							? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }
+							: status(401);
+					},
+					tokenWasStored: false,
+					grantedScopes: async () => undefined,
+					reloadCredential: async () => {},
+					clock,
 				},
-				tokenWasStored: false,
-				grantedScopes: async () => undefined,
-				reloadCredential: async () => {},
-			},
-			{ stopAtFirstFailure: false },
+				{ stopAtFirstFailure: false },
+			),
 		);
 		expect(outcomes).toHaveLength(30);
 		expect(new Set(kinds(outcomes as LookupOutcome[]))).toEqual(new Set(['token-refused']));
-	}, 15_000);
+	});
 });
