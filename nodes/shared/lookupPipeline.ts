@@ -340,12 +340,14 @@ export async function lookUpRows(
 const nodeRunOf = (context: Context): object | undefined =>
 	'getInputData' in context ? context.getInputData() : undefined;
 
+/**
+ * A row never looked up because the execution was stopped (n8n's Stop, a timeout). Rows cancelled by an
+ * earlier row's failure under Stop are never shown: the node fails with that failure.
+ */
 const cancelled = (context: Context, itemIndex: number) =>
-	new NodeOperationError(
-		context.getNode(),
-		'The lookup was cancelled: the run stopped at an earlier failure',
-		{ itemIndex },
-	);
+	new NodeOperationError(context.getNode(), 'The lookup was cancelled: the execution was stopped', {
+		itemIndex,
+	});
 
 /** The record's fields, in the registry's words. Any other field a registry adds passes through. */
 const RECORD_FIELDS = new Set([

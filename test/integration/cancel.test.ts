@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { engineFor, lookupWorkflow } from '../../harness/fixtures';
+import { engineFor, lookupWorkflow, REGISTRY_NODE } from '../../harness/fixtures';
 
 // Stopping an execution (n8n's Stop button, or a timeout) while the node waits: for a Retry-After, for a
 // retry's back-off, or for the rate controller's pace. The node must end its waits at once and send
@@ -22,6 +22,10 @@ describe('an execution stopped while the node waits', () => {
 		companyId: String(70_000_000 + index),
 	}));
 
+	/**
+	 * Requests sent after the stop. Every row not answered by then says it was stopped, not that the run
+	 * failed (nothing did), on the error output n8n keeps with the stopped execution.
+	 */
 	async function stopAfterFirstLookups(options: IDataObject, lookups: number): Promise<number> {
 		const engine = engineFor(sandbox);
 		let cancel: (() => void) | undefined;
@@ -37,11 +41,19 @@ describe('an execution stopped while the node waits', () => {
 				cancel?.();
 			}, 300);
 		});
-		await engine.execute(lookupWorkflow({ options, onError: 'continueErrorOutput' }), {
-			rows,
-			onStarted: (stop) => (cancel = stop),
-		});
+		const result = await engine.execute(
+			lookupWorkflow({ options, onError: 'continueErrorOutput' }),
+			{
+				rows,
+				onStarted: (stop) => (cancel = stop),
+			},
+		);
 		expect(sentWhenStopped).toBeGreaterThan(0);
+		const [registered, notRegistered, errors] = result.outputOf(REGISTRY_NODE);
+		expect(registered.length + notRegistered.length + errors.length).toBe(rows.length);
+		expect(errors.length).toBeGreaterThan(0);
+		for (const item of errors)
+			expect(item.json.error).toBe('The lookup was cancelled: the execution was stopped');
 		// Let anything still scheduled run: nothing more may reach the registry.
 		await new Promise((resolve) => setTimeout(resolve, 500));
 		return sandbox.lookupLog.length - sentWhenStopped;

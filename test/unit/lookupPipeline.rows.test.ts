@@ -263,7 +263,7 @@ describe('rows that are looked up, under Stop', () => {
 		expect(error.context.itemIndex).toBe(1);
 	});
 
-	it('the execution stopped after a row was answered: the node fails with the next row, cancelled', async () => {
+	it('the execution stopped after a row was answered: the node fails with the next row, cancelled by the stop', async () => {
 		const { context, execution } = standIn((path) => {
 			if (idOf(path) === 'HRB1') execution.abort();
 			return ok();
@@ -277,7 +277,7 @@ describe('rows that are looked up, under Stop', () => {
 		const error = (await failing.catch((thrown: unknown) => thrown)) as Failed['error'];
 		expect(error).toBeInstanceOf(Error);
 		expect([error.message, error.context.itemIndex]).toEqual([
-			'The lookup was cancelled: the run stopped at an earlier failure',
+			'The lookup was cancelled: the execution was stopped',
 			1,
 		]);
 	});

@@ -86,7 +86,7 @@ describe('rows of a stopped execution', () => {
 			),
 		).toEqual(
 			[0, 1, 2].map((itemIndex) => [
-				'The lookup was cancelled: the run stopped at an earlier failure',
+				'The lookup was cancelled: the execution was stopped',
 				itemIndex,
 			]),
 		);
