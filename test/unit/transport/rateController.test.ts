@@ -5,6 +5,7 @@ import {
 	type Tenant,
 	type TenantSettings,
 } from '../../../nodes/shared/transport/rateControl';
+import { driveTenant } from './rateControl/tenantDriver';
 
 // The controller on a virtual clock: time moves only when the test says so, so every assertion is about
 // when requests start and what each is told, with no real waits and no tolerance windows.
@@ -19,50 +20,7 @@ const controllerWith = (settings: TenantSettings) => {
 	return { controller, tenant: controller.join(settings) };
 };
 
-/** Asks for `count` starts; the times at which each got its `go` (in order), filled in as time passes. */
-function starts(
-	tenant: Tenant,
-	count: number,
-	notAfter?: number,
-): { at: number[]; told: string[] } {
-	const result = { at: [] as number[], told: [] as string[] };
-	for (let index = 0; index < count; index++) {
-		void tenant.acquire(notAfter).then((acquired) => {
-			result.told.push(acquired.kind);
-			if (acquired.kind === 'go') result.at.push(acquired.sentAt);
-		});
-	}
-	return result;
-}
-
-/** One request through the controller (time moves as it must for it to start), answered at once as told. */
-async function answer(tenant: Tenant, report: Omit<RequestReport, 'sentAt'>): Promise<number> {
-	const permit = await clock.run(tenant.acquire());
-	if (permit.kind !== 'go') throw new Error(`expected a start, got ${permit.kind}`);
-	tenant.release({ sentAt: permit.sentAt, ...report });
-	return permit.sentAt;
-}
-
-/** `count` requests started together, then (`latencyMs` later) their answers: the first `admitted` 200, the rest 429. */
-async function burst(
-	tenant: Tenant,
-	count: number,
-	admitted: number,
-	refusal: Omit<RequestReport, 'sentAt' | 'status'> = {},
-	latencyMs = 0,
-): Promise<number[]> {
-	const permits = await clock.run(
-		Promise.all(Array.from({ length: count }, async () => await tenant.acquire())),
-	);
-	await clock.advance(latencyMs);
-	const sent = permits.map((permit) => (permit.kind === 'go' ? permit.sentAt : Number.NaN));
-	sent.forEach((sentAt, index) =>
-		tenant.release(
-			index < admitted ? { sentAt, status: 200 } : { sentAt, status: 429, ...refusal },
-		),
-	);
-	return sent;
-}
+const { starts, answer, burst } = driveTenant(() => clock);
 
 describe('rate controller', () => {
 	it('is one per registry and client in a process, shared by its executions', () => {

@@ -5,6 +5,7 @@ import {
 	type Tenant,
 } from '../../../../nodes/shared/transport/rateControl';
 import { IDLE_RESET_MS } from '../../../../nodes/shared/transport/rateControl/constants';
+import { driveTenant } from './tenantDriver';
 
 // How one controller shares a registry's limit between the executions of a process, on a virtual clock:
 // which execution starts when, which is told to give up at once, and when a controller is shared at all.
@@ -15,44 +16,7 @@ beforeEach(() => {
 	RateController.forgetAll();
 });
 
-/** Asks for `count` starts; what each was told and the times of the `go`s, filled in as time passes. */
-function starts(tenant: Tenant, count: number, notAfter?: number) {
-	const result = { at: [] as number[], told: [] as string[] };
-	for (let index = 0; index < count; index++)
-		void tenant.acquire(notAfter).then((acquired) => {
-			result.told.push(acquired.kind);
-			if (acquired.kind === 'go') result.at.push(acquired.sentAt);
-		});
-	return result;
-}
-
-/** One request through the controller (time moves as it must for it to start), answered at once as told. */
-async function answer(tenant: Tenant, report: Omit<RequestReport, 'sentAt'>): Promise<number> {
-	const permit = await clock.run(tenant.acquire());
-	if (permit.kind !== 'go') throw new Error(`expected a start, got ${permit.kind}`);
-	tenant.release({ sentAt: permit.sentAt, ...report });
-	return permit.sentAt;
-}
-
-/** `count` requests started together, answered `latencyMs` later: the first `admitted` 200, the rest 429. */
-async function burst(
-	tenant: Tenant,
-	count: number,
-	admitted: number,
-	refusal: Omit<RequestReport, 'sentAt' | 'status'> = {},
-	latencyMs = 0,
-): Promise<void> {
-	const permits = await clock.run(
-		Promise.all(Array.from({ length: count }, async () => await tenant.acquire())),
-	);
-	await clock.advance(latencyMs);
-	permits.forEach((permit, index) => {
-		const sentAt = permit.kind === 'go' ? permit.sentAt : Number.NaN;
-		tenant.release(
-			index < admitted ? { sentAt, status: 200 } : { sentAt, status: 429, ...refusal },
-		);
-	});
-}
+const { starts, answer, burst } = driveTenant(() => clock);
 
 describe('one controller per registry and client in a process', () => {
 	const key = 'https://registry.example client-1';
