@@ -145,11 +145,7 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		let state = play(firstLimit).state;
 		state = burst(state, 60_000, 2);
 		state = burst(state, 60_010, 2);
-		state = transition(
-			state,
-			{ kind: 'rateLimited', report: { sentAt: 60_010, status: 429 } },
-			60_060,
-		).state;
+		state = play([refused(60_010, 60_060)], state).state;
 		expect(pausedUntil(state, 60_060)).toBe(60_000 + FIRST_PAUSE_MAX_MS);
 	});
 
@@ -173,19 +169,11 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 			at += step;
 			state = transition(next.state, { kind: 'started' }, at).state;
 		}
-		state = transition(
-			state,
-			{ kind: 'rateLimited', report: { sentAt: at, status: 429 } },
-			at + 50,
-		).state;
+		state = play([refused(at, at + 50)], state).state;
 		expect(modeOf(state, at + 50).kind).toBe('paced');
 		// A minute on, a burst on the credit saved, refused.
 		state = burst(state, 120_000, 2);
-		state = transition(
-			state,
-			{ kind: 'rateLimited', report: { sentAt: 120_000, status: 429 } },
-			120_050,
-		).state;
+		state = play([refused(120_000, 120_050)], state).state;
 		expect(pausedUntil(state, 120_050)).toBe(120_000 + FIRST_PAUSE_MAX_MS);
 	});
 
@@ -194,11 +182,7 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		state = burst(state, 60_000, 2);
 		state = play([ok(60_000, 60_050), ok(60_000, 60_050)], state).state;
 		state = burst(state, 120_000, 2);
-		state = transition(
-			state,
-			{ kind: 'rateLimited', report: { sentAt: 120_000, status: 429 } },
-			120_050,
-		).state;
+		state = play([refused(120_000, 120_050)], state).state;
 		expect(pausedUntil(state, 120_050)).toBe(120_000 + FIRST_PAUSE_MAX_MS);
 	});
 
@@ -206,11 +190,7 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		let state = play(firstLimit).state;
 		state = burst(state, 60_000, 2);
 		state = burst(state, 60_000 + BURST_BLAME_MS, 2);
-		state = transition(
-			state,
-			{ kind: 'rateLimited', report: { sentAt: 60_000 + BURST_BLAME_MS, status: 429 } },
-			60_050 + BURST_BLAME_MS,
-		).state;
+		state = play([refused(60_000 + BURST_BLAME_MS, 60_050 + BURST_BLAME_MS)], state).state;
 		expect(pausedUntil(state, 60_050 + BURST_BLAME_MS)).toBe(
 			60_000 + BURST_BLAME_MS + FIRST_PAUSE_MAX_MS,
 		);
@@ -221,11 +201,7 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		const paced = play(firstLimit).state;
 		const rate = rateOf(paced);
 		let state = burst(paced, 2_200, 1);
-		state = transition(
-			state,
-			{ kind: 'rateLimited', report: { sentAt: 2_200, status: 429 } },
-			2_250,
-		).state;
+		state = play([refused(2_200, 2_250)], state).state;
 		expect(pausedUntil(state, 2_250)).toBe(2_200 + FIRST_PAUSE_MAX_MS);
 		expect(rateOf(state)).toBe(rate);
 	});
@@ -254,11 +230,7 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 	it('a 429 to a request paced long after the burst is a wave, not the burst refused', () => {
 		let state = play(firstLimit).state;
 		state = burst(state, 60_000, 2);
-		state = transition(
-			state,
-			{ kind: 'rateLimited', report: { sentAt: 60_000 + BURST_BLAME_MS, status: 429 } },
-			60_000 + BURST_BLAME_MS + 50,
-		).state;
+		state = play([refused(60_000 + BURST_BLAME_MS, 60_000 + BURST_BLAME_MS + 50)], state).state;
 		expect(modeOf(state, 60_000 + BURST_BLAME_MS + 50).kind).toBe('paced');
 	});
 });
@@ -309,11 +281,7 @@ function pacedToWave(
 	}
 	for (let later = start(at); later !== undefined; later = start(at)) at = later;
 	answerUpTo(at + latency);
-	state = transition(
-		state,
-		{ kind: 'rateLimited', report: { sentAt: at, status: 429 } },
-		at + latency,
-	).state;
+	state = play([refused(at, at + latency)], state).state;
 	return { state, sentAt: at, answered };
 }
 
