@@ -1,21 +1,13 @@
 import { CONFIRM_AFTER_MS } from '../../../../nodes/shared/transport/rateControl/constants';
 import { modeOf } from '../../../../nodes/shared/transport/rateControl/modes';
-import { ok, play, refused, send } from './story';
+import { ok, play, refused, send, SUSPECTED_AT, suspectedWindow } from './story';
 
 // A 429 from a registry that tells its budget on its answers (X-RateLimit-Remaining and a reset), story
 // by story on the pure transition: a window suspected, or the budget spent and paced on.
 
-// A count of 2, then 1, then a 429 saying 0 left and a reset 4 s after it left: a window is suspected.
-const SUSPECTED_AT = 1_110;
+// A window suspected (story.ts); one request alone a moment later tells window from bucket.
 const PROBE = SUSPECTED_AT + CONFIRM_AFTER_MS;
-const suspected = [
-	send(1_000),
-	ok(1_000, 1_050, { remaining: 2, resetMs: 5_000 }),
-	send(1_060),
-	ok(1_060, 1_080, { remaining: 1, resetMs: 5_000 }),
-	send(1_090),
-	refused(1_090, SUSPECTED_AT, { remaining: 0, resetMs: 4_000 }),
-];
+const suspected = suspectedWindow;
 
 it('a 429 at the end of a told budget, with a reset, is one congestion event: a window suspected', () => {
 	const before = play(suspected.slice(0, -1)).state;

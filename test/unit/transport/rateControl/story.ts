@@ -50,6 +50,20 @@ export function admitted(
 	);
 }
 
+/**
+ * A count of 2, then 1, then a 429 saying 0 left and a reset 4 s after it left (at 1,090): a window is
+ * suspected at SUSPECTED_AT.
+ */
+export const SUSPECTED_AT = 1_110;
+export const suspectedWindow: Step[] = [
+	send(1_000),
+	ok(1_000, 1_050, { remaining: 2, resetMs: 5_000 }),
+	send(1_060),
+	ok(1_060, 1_080, { remaining: 1, resetMs: 5_000 }),
+	send(1_090),
+	refused(1_090, SUSPECTED_AT, { remaining: 0, resetMs: 4_000 }),
+];
+
 export function play(steps: Step[], from: ControlState = unknownRegistry()) {
 	let state = from;
 	const actions: Action[] = [];

@@ -9,7 +9,17 @@ import {
 	nextStart,
 	waitIsTheLimit,
 } from '../../../../nodes/shared/transport/rateControl/modes';
-import { answeredAs, noAnswer, ok, play, refused, send, type Step } from './story';
+import {
+	answeredAs,
+	noAnswer,
+	ok,
+	play,
+	refused,
+	send,
+	SUSPECTED_AT,
+	suspectedWindow,
+	type Step,
+} from './story';
 
 // A registry whose budget comes back whole at a reset, at its edges: when the next request may start
 // (nextStart: 0 now, a moment, or undefined while only an answer can tell) and whether waiting is
@@ -17,19 +27,11 @@ import { answeredAs, noAnswer, ok, play, refused, send, type Step } from './stor
 
 const when = (steps: Step[], now: number) => nextStart(play(steps).state, now).at;
 
-// A count of 2, then 1, then a 429 saying 0 left and a reset: a window is suspected at 1,110, its
-// reset told for RESET; one request alone a moment later (PROBE) tells window from bucket.
-const SUSPECTED_AT = 1_110;
+// A window suspected at SUSPECTED_AT (story.ts), its reset told for RESET; one request alone a moment
+// later (PROBE) tells window from bucket.
 const RESET = 1_090 + 4_000;
 const PROBE = SUSPECTED_AT + CONFIRM_AFTER_MS;
-const suspected = [
-	send(1_000),
-	ok(1_000, 1_050, { remaining: 2, resetMs: 5_000 }),
-	send(1_060),
-	ok(1_060, 1_080, { remaining: 1, resetMs: 5_000 }),
-	send(1_090),
-	refused(1_090, SUSPECTED_AT, { remaining: 0, resetMs: 4_000 }),
-];
+const suspected = suspectedWindow;
 // The probe refused too, telling a reset 3 s after it left (before RESET): a window, spent until then.
 const NEXT = PROBE + 3_000;
 const confirmed = [...suspected, send(PROBE), refused(PROBE, PROBE + 50, { resetMs: 3_000 })];
