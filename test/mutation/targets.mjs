@@ -116,6 +116,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
 		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
 		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
+		'test/unit/transport/rateControl/spellAdmitted.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,

@@ -214,18 +214,18 @@ function budgetToldSpent(
 function admittedRate(state: ControlState, now: number): number {
 	// In a spell of waves, the second before it began may have spent a reserve the registry no longer
 	// has (a bucket filled during a pause): once requests sent during the spell have been admitted
-	// often enough, only they count, per ms of sending up to those whose answers are due by now.
+	// often enough, only they count, per ms of sending up to those whose answers are due by now. A spell
+	// longer than the admissions remembered is counted, and divided, over what is remembered: divided by
+	// the whole spell, each wave of a long one (workers sharing a limit) would read less admitted.
 	const until = now - state.latencyMs;
-	const inSpell = countWhere(
-		state.admitted,
-		({ sentAt }) => sentAt > state.congestionSince && sentAt <= until,
-	);
-	if (until > state.congestionSince && inSpell >= ADMITTED_SPAN_ANSWERS / 2) {
+	const spellFrom = Math.max(state.congestionSince, now - ADMITTED_SPAN_MAX_MS);
+	const inSpell = countWhere(state.admitted, ({ sentAt }) => sentAt > spellFrom && sentAt <= until);
+	if (until > spellFrom && inSpell >= ADMITTED_SPAN_ANSWERS / 2) {
 		const pausedMs = Math.max(
 			0,
-			Math.min(until, state.pausedUntil) - Math.max(state.congestionSince, state.pausedSince),
+			Math.min(until, state.pausedUntil) - Math.max(spellFrom, state.pausedSince),
 		);
-		return (inSpell * 1000) / Math.max(1, until - state.congestionSince - pausedMs);
+		return (inSpell * 1000) / Math.max(1, until - spellFrom - pausedMs);
 	}
 	const spanMs = Math.min(
 		ADMITTED_SPAN_MAX_MS,
