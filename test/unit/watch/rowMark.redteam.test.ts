@@ -1,5 +1,3 @@
-import type { ICheckProcessedOptions } from 'n8n-workflow';
-
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
@@ -9,28 +7,18 @@ import {
 	ProcessedItemsMemory,
 	type ProcessedItemsStore,
 } from '../../../nodes/shared/watch/processedItemsMemory';
-import { company } from './storeFixtures';
+import { company, helpersOf } from './storeFixtures';
 
 // Red team of the store row's mark (issue 22): runs that overlap, one of them failing, and what the mark
 // then vouches for. Invariant: every change of a company checked last run is reported exactly once.
 
-const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
-
 /** The harness's copy of n8n's store, as a node's helpers reach it; `failClear`: the clear fails (a lost database connection). */
-function helpersOf(store: HarnessStore, failClear = false): ProcessedItemsStore {
-	return {
-		checkProcessedAndRecord: async (items, scope, options) =>
-			await store.checkProcessedAndRecord(items, scope, context, options),
-		clearAllProcessedItems: async (scope) => {
-			if (failClear) throw new Error('connection lost');
-			await store.clearAllProcessedItems(scope, context);
-		},
-		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) =>
-			await store.getProcessedDataCount(scope, context, options),
-		removeProcessed: async (items, scope, options) =>
-			await store.removeProcessed(items, scope, context, options),
-	};
-}
+const nodeHelpers = (store: HarnessStore, failClear = false): ProcessedItemsStore =>
+	helpersOf(store, {
+		withRemove: true,
+		fails: (method) =>
+			failClear && method === 'clearAllProcessedItems' ? new Error('connection lost') : undefined,
+	});
 
 const keys: LookupKey[] = [0, 1, 2].map((index) => ({
 	countryCode: 'de',
@@ -74,7 +62,7 @@ describe("the row's mark and a worker run that fails while a main-process run ov
 				const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
 				const notebook = new StaticDataMemory(data, { warn: () => undefined }, () => true);
 				const events = await execute(
-					new ProcessedItemsMemory(helpersOf(store), notebook),
+					new ProcessedItemsMemory(nodeHelpers(store), notebook),
 					records,
 					day,
 				);
@@ -90,7 +78,7 @@ describe("the row's mark and a worker run that fails while a main-process run ov
 			let mainEvents: string[] = [];
 			await expect(
 				execute(
-					new ProcessedItemsMemory(helpersOf(store, true)),
+					new ProcessedItemsMemory(nodeHelpers(store, true)),
 					changed,
 					3,
 					async () => (mainEvents = await main(changed, 3)),
@@ -119,7 +107,7 @@ describe("a mark whose list was edited by hand (the token still the row's)", () 
 			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
 			const found = await detectChanges(
 				new ProcessedItemsMemory(
-					helpersOf(store),
+					nodeHelpers(store),
 					mode === 'worker'
 						? undefined
 						: new StaticDataMemory(data, { warn: () => undefined }, () => true),
@@ -165,7 +153,7 @@ describe('a company not named whose static data says it was not registered', () 
 			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
 			const found = await detectChanges(
 				new ProcessedItemsMemory(
-					helpersOf(store),
+					nodeHelpers(store),
 					mode === 'worker'
 						? undefined
 						: new StaticDataMemory(data, { warn: () => undefined }, () => true),
@@ -212,7 +200,7 @@ describe('a main-process run that crashes after asking a mark the row no longer 
 				crashAfter?: number,
 			) => {
 				day += 1;
-				const helpers = helpersOf(store);
+				const helpers = nodeHelpers(store);
 				let calls = 0;
 				const dies =
 					<T extends unknown[], R>(call: (...args: T) => Promise<R>) =>
