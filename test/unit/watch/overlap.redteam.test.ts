@@ -13,7 +13,7 @@ import {
 	type FoundChange,
 } from '../../../nodes/shared/watch/snapshot';
 import { mulberry32 } from '../../../sandbox/faults';
-import { helpersOf } from './storeFixtures';
+import { drawnCompany, helpersOf, notRegistered } from './storeFixtures';
 
 // Red team of the store row's mark (issue 22): rounds of one or two overlapping runs (main process or
 // queue-mode worker), some failing at a random store call, some saves of the static data lost or saved in
@@ -26,21 +26,8 @@ const NAMES = ['Alpha GmbH', 'Beta GmbH'];
 const ADDRESSES = ['Hauptstr. 1', undefined];
 
 function record(random: () => number): CompanyRecord {
-	if (random() < 0.1)
-		return {
-			isRegistered: false,
-			officialName: 'N/A',
-			status: 'N/A',
-			registrationDate: 'N/A',
-		} as unknown as CompanyRecord;
-	const address = ADDRESSES[Math.floor(random() * ADDRESSES.length)];
-	return {
-		isRegistered: true,
-		officialName: NAMES[Math.floor(random() * NAMES.length)],
-		status: random() < 0.5 ? 'Active' : 'Inactive',
-		registrationDate: '2001-01-01',
-		...(address ? { registeredAddress: address } : {}),
-	} as CompanyRecord;
+	if (random() < 0.1) return notRegistered();
+	return drawnCompany(random, NAMES, ADDRESSES);
 }
 
 type Mode = 'main' | 'worker';

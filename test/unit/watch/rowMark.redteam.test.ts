@@ -7,7 +7,7 @@ import {
 	ProcessedItemsMemory,
 	type ProcessedItemsStore,
 } from '../../../nodes/shared/watch/processedItemsMemory';
-import { company, helpersOf } from './storeFixtures';
+import { company, helpersOf, notRegistered } from './storeFixtures';
 
 // Red team of the store row's mark (issue 22): runs that overlap, one of them failing, and what the mark
 // then vouches for. Invariant: every change of a company checked last run is reported exactly once.
@@ -141,12 +141,7 @@ describe('a company not named whose static data says it was not registered', () 
 		const store = new HarnessStore();
 		let saved: Record<string, unknown> = {};
 		let day = 0;
-		const gone = {
-			isRegistered: false,
-			officialName: 'N/A',
-			status: 'N/A',
-			registrationDate: 'N/A',
-		} as unknown as CompanyRecord;
+		const gone = notRegistered();
 		/** `records`: undefined where the company is not named this run. */
 		const run = async (records: Array<CompanyRecord | undefined>, mode: 'main' | 'worker') => {
 			day += 1;

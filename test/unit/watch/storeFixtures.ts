@@ -66,3 +66,28 @@ export const company = (status: string, officialName = 'Alpha GmbH'): CompanyRec
 		registrationDate: '2001-01-01',
 		registeredAddress: 'Hauptstr. 1',
 	}) as CompanyRecord;
+
+/** A company the registry says is not registered, as it answers one. */
+export const notRegistered = (): CompanyRecord =>
+	({
+		isRegistered: false,
+		officialName: 'N/A',
+		status: 'N/A',
+		registrationDate: 'N/A',
+	}) as unknown as CompanyRecord;
+
+/** A registered company drawn at random: an address (undefined: none known), a name, then a status. */
+export function drawnCompany(
+	random: () => number,
+	names: string[],
+	addresses: Array<string | undefined>,
+): CompanyRecord {
+	const address = addresses[Math.floor(random() * addresses.length)];
+	return {
+		isRegistered: true,
+		officialName: names[Math.floor(random() * names.length)],
+		status: random() < 0.5 ? 'Active' : 'Inactive',
+		registrationDate: '2001-01-01',
+		...(address ? { registeredAddress: address } : {}),
+	} as CompanyRecord;
+}
