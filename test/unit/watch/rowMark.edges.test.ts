@@ -1,10 +1,8 @@
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
-import { detectChanges } from '../../../nodes/shared/watch/detector';
-import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
-import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
 import { company, helpersOf, STORE_CONTEXT, type StoreMethod } from './storeFixtures';
+import { runOnStore } from './storeRun';
 
 // Main-process runs (the static data loaded, its row's mark) after other runs wrote the row, case by
 // case: a worker's row, a lost save, an emptied row, companies not named, and store calls that fail.
@@ -42,19 +40,14 @@ function watch(store = new HarnessStore()) {
 	) => {
 		day += 1;
 		calls.length = 0;
-		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-		const found = await detectChanges(
-			new ProcessedItemsMemory(
-				helpers,
-				staticData === 'none'
-					? undefined
-					: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-			),
+		const { found, data } = await runOnStore(
+			helpers,
+			staticData === 'none' ? undefined : saved,
 			records.flatMap((record, itemIndex) =>
 				record ? [{ key: keys[itemIndex], record, itemIndex }] : [],
 			),
 			[],
-			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			day,
 		).finally(() => (failing = undefined));
 		if (staticData === 'loaded') saved = data;
 		return {

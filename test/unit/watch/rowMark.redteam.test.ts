@@ -8,6 +8,7 @@ import {
 	type ProcessedItemsStore,
 } from '../../../nodes/shared/watch/processedItemsMemory';
 import { company, helpersOf, notRegistered } from './storeFixtures';
+import { runOnStore } from './storeRun';
 
 // Red team of the store row's mark (issue 22): runs that overlap, one of them failing, and what the mark
 // then vouches for. Invariant: every change of a company checked last run is reported exactly once.
@@ -104,19 +105,14 @@ describe("a mark whose list was edited by hand (the token still the row's)", () 
 			unchecked: number[] = [],
 		) => {
 			day += 1;
-			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-			const found = await detectChanges(
-				new ProcessedItemsMemory(
-					nodeHelpers(store),
-					mode === 'worker'
-						? undefined
-						: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-				),
+			const { found, data } = await runOnStore(
+				nodeHelpers(store),
+				mode === 'worker' ? undefined : saved,
 				records.flatMap((record, itemIndex) =>
 					unchecked.includes(itemIndex) ? [] : [{ key: four[itemIndex], record, itemIndex }],
 				),
 				unchecked.map((index) => four[index]),
-				{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+				day,
 			);
 			if (mode === 'main') saved = data;
 			return found.map((change) => `${change.itemIndex}:${change.change.event}`);
@@ -145,19 +141,14 @@ describe('a company not named whose static data says it was not registered', () 
 		/** `records`: undefined where the company is not named this run. */
 		const run = async (records: Array<CompanyRecord | undefined>, mode: 'main' | 'worker') => {
 			day += 1;
-			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-			const found = await detectChanges(
-				new ProcessedItemsMemory(
-					nodeHelpers(store),
-					mode === 'worker'
-						? undefined
-						: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-				),
+			const { found, data } = await runOnStore(
+				nodeHelpers(store),
+				mode === 'worker' ? undefined : saved,
 				records.flatMap((record, itemIndex) =>
 					record ? [{ key: keys[itemIndex], record, itemIndex }] : [],
 				),
 				[],
-				{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+				day,
 			);
 			if (mode === 'main') saved = data;
 			return found.map((change) => `${change.itemIndex}:${change.change.event}`);
@@ -204,22 +195,17 @@ describe('a main-process run that crashes after asking a mark the row no longer 
 						if (crashAfter !== undefined && calls > crashAfter) throw new Error('process died');
 						return await call(...args);
 					};
-				const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-				const found = await detectChanges(
-					new ProcessedItemsMemory(
-						{
-							checkProcessedAndRecord: dies(helpers.checkProcessedAndRecord),
-							clearAllProcessedItems: dies(helpers.clearAllProcessedItems),
-							getProcessedDataCount: dies(helpers.getProcessedDataCount),
-							removeProcessed: dies(helpers.removeProcessed!),
-						},
-						mode === 'worker'
-							? undefined
-							: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-					),
+				const { found, data } = await runOnStore(
+					{
+						checkProcessedAndRecord: dies(helpers.checkProcessedAndRecord),
+						clearAllProcessedItems: dies(helpers.clearAllProcessedItems),
+						getProcessedDataCount: dies(helpers.getProcessedDataCount),
+						removeProcessed: dies(helpers.removeProcessed!),
+					},
+					mode === 'worker' ? undefined : saved,
 					records.map((record, itemIndex) => ({ key: keys[itemIndex], record, itemIndex })),
 					[],
-					{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+					day,
 				);
 				if (mode === 'main') saved = data;
 				return found.map((change) => `${change.itemIndex}:${change.change.event}`);

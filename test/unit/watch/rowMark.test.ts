@@ -1,10 +1,8 @@
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
-import { detectChanges } from '../../../nodes/shared/watch/detector';
-import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
-import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
 import { company, helpersOf, STORE_CONTEXT } from './storeFixtures';
+import { runOnStore } from './storeRun';
 
 // Issue 22: a main-process run whose static data was saved by the run that wrote the store's row (the row
 // still holds that run's mark) asks the store only what the static data cannot prove: the mark and the
@@ -30,19 +28,14 @@ function watch(store: HarnessStore) {
 	) => {
 		day += 1;
 		calls.length = 0;
-		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-		const found = await detectChanges(
-			new ProcessedItemsMemory(
-				helpers,
-				staticData === 'none'
-					? undefined
-					: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-			),
+		const { found, data } = await runOnStore(
+			helpers,
+			staticData === 'none' ? undefined : saved,
 			records.flatMap((record, itemIndex) =>
 				unchecked.includes(itemIndex) ? [] : [{ key: keys[itemIndex], record, itemIndex }],
 			),
 			unchecked.map((index) => keys[index]),
-			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			day,
 		);
 		if (staticData === 'loaded') saved = data;
 		return {
