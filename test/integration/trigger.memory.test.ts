@@ -22,10 +22,7 @@ const textOf = (error: unknown) => {
 describe('Company Registry Trigger: memory between polls', () => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	sandboxEachTest((started, itsEngine) => {
-		sandbox = started;
-		engine = itsEngine;
-	});
+	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
 	const poll = async (companies?: IDataObject[]) =>
 		(await engine.poll(triggerWorkflow(companies), TRIGGER))?.[0].map((item) => [

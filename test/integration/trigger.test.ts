@@ -14,10 +14,7 @@ const TRIGGER = 'Company Registry Trigger';
 describe('Company Registry Trigger', () => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	sandboxEachTest((started, itsEngine) => {
-		sandbox = started;
-		engine = itsEngine;
-	});
+	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
 	it('records the watchlist on the first poll and starts nothing while nothing changes', async () => {
 		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();

@@ -62,9 +62,8 @@ const events = (items: INodeExecutionData[]) =>
 describe.each(PLACES)('Watch for Changes, memory across runs (%s)', (where) => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	sandboxEachTest((started, itsEngine) => {
-		sandbox = started;
-		engine = itsEngine;
+	sandboxEachTest((running) => {
+		({ sandbox, engine } = running);
 		if (where === 'n8n without the processed-items store') withoutProcessedItemsStore(engine);
 	});
 

@@ -49,10 +49,7 @@ async function watch(
 describe('Company Registry › Watch for Changes', () => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	sandboxEachTest((started, itsEngine) => {
-		sandbox = started;
-		engine = itsEngine;
-	});
+	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
 	it('sets a baseline on the first run and reports nothing while nothing changes', async () => {
 		expect((await watch(engine)).changes).toEqual([]);
