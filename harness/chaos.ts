@@ -1,6 +1,3 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { checkCompanyRecord } from '../nodes/shared/model/companyRecord';
@@ -9,6 +6,10 @@ import { loadCompanies } from '../sandbox/registry';
 import { DEMO_CLIENT, type Sandbox } from '../sandbox/server';
 import { branchesOf, engineFor, lookupWorkflow, REGISTRY_NODE } from './fixtures';
 import { callTool, toolEngineFor } from './tool';
+import type { elsewhereServer } from './elsewhereServer';
+
+// In a module of its own: the credential's Test uses it without loading the tool's engine.
+export { elsewhereServer } from './elsewhereServer';
 
 /**
  * The chaos registry's sheets (issue 21): a seed makes a sheet (50 to 500 rows, an On Error mode or the
@@ -68,41 +69,6 @@ export function chaosSheet(seed: number): ChaosSheet {
 		return { country: 'gb', companyId: String(90_000_000 + seed * 1000 + index) };
 	});
 	return { seed, mode, rows, share: 0.05 + random() * 0.25 };
-}
-
-/** Another origin that records what reaches it: redirects point here, and it must see no credential. */
-export async function elsewhereServer(): Promise<{
-	url: string;
-	received: Array<{ headers: IncomingMessage['headers']; body: string }>;
-	close(): Promise<void>;
-}> {
-	const received: Array<{ headers: IncomingMessage['headers']; body: string }> = [];
-	const server: Server = createServer((request, response) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', () => {
-			received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-			response.writeHead(200, { 'content-type': 'application/json' });
-			response.end(
-				JSON.stringify({
-					isRegistered: true,
-					officialName: 'Elsewhere Ltd',
-					status: 'Active',
-					registrationDate: '2020-01-01',
-					access_token: 'stolen',
-				}),
-			);
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	return {
-		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		received,
-		close: async () => {
-			server.closeAllConnections();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
-	};
 }
 
 const OPTIONS = { timeout: 1, maxRateLimitWait: 2 };

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 
 import { DEMO_CLIENT, startSandbox, type Sandbox } from '../../sandbox/server';
 import { Browser } from './lib/browser';
+import { sandboxCredential } from './lib/sandboxCredential';
 import { checkDev } from './n8n/dev';
 import { checkJourneys } from './n8n/journeys';
 import { checkLatency } from './n8n/latency';
@@ -74,25 +75,10 @@ function installPackage(userFolder: string): void {
 	);
 }
 
-function sandboxCredential(
-	sandbox: Pick<Sandbox, 'baseUrl' | 'authUrl'>,
-	clientSecret = DEMO_CLIENT.clientSecret,
-) {
-	return {
-		id: CREDENTIAL_ID,
-		name: 'Company Registry sandbox',
-		type: 'companyRegistryApi',
-		data: {
-			clientId: DEMO_CLIENT.clientId,
-			clientSecret,
-			baseUrl: sandbox.baseUrl,
-			authUrl: sandbox.authUrl,
-		},
-	};
-}
+const CREDENTIAL = { id: CREDENTIAL_ID, name: 'Company Registry sandbox' };
 
 async function checkWorkflows(userFolder: string, sandbox: Sandbox): Promise<void> {
-	await importCredential(userFolder, sandboxCredential(sandbox));
+	await importCredential(userFolder, sandboxCredential(CREDENTIAL, sandbox));
 	await importWorkflow(userFolder, 'examples/workflows/company-lookup.json', 'lookupSampleSheet');
 	await importWorkflow(userFolder, 'examples/workflows/watch-suppliers.json', 'watchSuppliers0');
 
@@ -169,7 +155,7 @@ async function checkEditor(
 		const response = await fetch(`${base}/rest/credentials/test`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', cookie },
-			body: JSON.stringify({ credentials: sandboxCredential(sandbox, clientSecret) }),
+			body: JSON.stringify({ credentials: sandboxCredential(CREDENTIAL, sandbox, clientSecret) }),
 		});
 		return ((await response.json()) as { data?: { status: string; message: string } }).data;
 	};

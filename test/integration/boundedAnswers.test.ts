@@ -5,7 +5,7 @@ import {
 	endlessJson,
 	GOOD_RECORD,
 	json,
-	scriptedRegistry,
+	scriptedRegistryEachTest,
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../support/scriptedRegistry';
@@ -24,10 +24,7 @@ const scripted = (registry: ScriptedRegistry) =>
 
 describe('bounded answers', () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry();
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest((started) => (registry = started));
 
 	it('a gzip answer inflating to 20 MB fails its row with the size, and nothing leaves by Registered', async () => {
 		const bomb = gzipSync(JSON.stringify({ ...GOOD_RECORD, filler: 'x'.repeat(20 * 1024 * 1024) }));
@@ -114,10 +111,7 @@ describe('bounded answers', () => {
 
 describe('no request outlives the execution', () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry();
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest((started) => (registry = started));
 
 	it('headers, then one body byte every 500 ms, 2 s timeout: every row fails, and no socket is left open', async () => {
 		registry.lookup = (_request, response) => {

@@ -1,46 +1,14 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { testCredential } from '../../harness/credentialsTester';
+import { elsewhereServer } from '../../harness/elsewhereServer';
 import { CREDENTIAL_ID, engineFor } from '../../harness/fixtures';
 
 // The credential's "Test" button, run as n8n 2.41.1's CredentialsTester runs it (RoutingNode in
 // 'internal' mode through httpRequestWithAuthentication): the Bearer token goes to the Base URL only.
 
-/** A host at another origin that records every request and answers 200 with a record. */
-async function otherOrigin(): Promise<{
-	url: string;
-	received: Array<IncomingMessage['headers']>;
-	close(): Promise<void>;
-}> {
-	const received: Array<IncomingMessage['headers']> = [];
-	const server: Server = createServer((request, response) => {
-		received.push(request.headers);
-		response.writeHead(200, { 'content-type': 'application/json' });
-		response.end(
-			JSON.stringify({
-				isRegistered: true,
-				officialName: 'Elsewhere GmbH',
-				status: 'Active',
-				registrationDate: '2020-01-01',
-			}),
-		);
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	return {
-		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		received,
-		close: async () => {
-			server.closeAllConnections();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
-	};
-}
-
 describe("the credential's Test, as n8n's CredentialsTester runs it", () => {
 	let sandbox: Sandbox;
-	let elsewhere: Awaited<ReturnType<typeof otherOrigin>>;
+	let elsewhere: Awaited<ReturnType<typeof elsewhereServer>>;
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0 });
 	});
@@ -48,7 +16,7 @@ describe("the credential's Test, as n8n's CredentialsTester runs it", () => {
 	beforeEach(async () => {
 		sandbox.resetAll();
 		sandbox.resetCounters();
-		elsewhere = await otherOrigin();
+		elsewhere = await elsewhereServer();
 	});
 	afterEach(async () => await elsewhere.close());
 

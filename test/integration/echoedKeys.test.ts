@@ -2,7 +2,7 @@ import { engineFor, runRows } from '../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
-	scriptedRegistry,
+	scriptedRegistryEachTest,
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../support/scriptedRegistry';
@@ -12,10 +12,7 @@ import {
 
 describe('a token echoed as a key of the record', () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry();
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest((started) => (registry = started));
 
 	it.each([
 		[

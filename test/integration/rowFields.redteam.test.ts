@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { engineFor, runRows } from '../../harness/fixtures';
+import { readAndEvaluated } from '../support/readAndEvaluated';
 
 // Red-team review of rowField.ts: rows whose fields n8n's evaluation might give otherwise than reading
 // them (odd numbers, own `__proto__`, getters, inherited fields, long ids), differential against the same
@@ -14,15 +14,7 @@ describe('Company Registry › fields of the row, odd rows', () => {
 	afterAll(async () => await sandbox.close());
 
 	const compare = async (rows: IDataObject[], country: string, companyId: string) => {
-		const outputs = async (wrap: (reference: string) => string) => {
-			const { registered, notRegistered, errors } = await runRows(engineFor(sandbox), rows, {
-				parameters: { country: wrap(country), companyId: wrap(companyId) },
-				onError: 'continueErrorOutput',
-			});
-			return { registered, notRegistered, errors };
-		};
-		const read = await outputs((reference) => `={{ ${reference} }}`);
-		const evaluated = await outputs((reference) => `={{ (${reference}) }}`);
+		const { read, evaluated } = await readAndEvaluated(sandbox, rows, { country, companyId });
 		expect(read).toEqual(evaluated);
 		expect(read.registered.length + read.notRegistered.length + read.errors.length).toBe(
 			rows.length,

@@ -2,6 +2,7 @@ import { WorkflowExpression } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { engineFor, runRows } from '../../harness/fixtures';
+import { readAndEvaluated } from '../support/readAndEvaluated';
 
 // Issue 20 item 4: Country and Company ID written as `={{ $json.field }}` are read from the row, not
 // evaluated (a real n8n evaluates each expression in an isolate, about 8 ms of CPU): the same values,
@@ -48,20 +49,12 @@ describe('Company Registry › fields of the row', () => {
 			{ country: '', companyId: '' },
 			{ country: 'gb', companyId: 'constructor' },
 		];
-		const outputs = async (wrap: (reference: string) => string) => {
-			const { registered, notRegistered, errors } = await runRows(engineFor(sandbox), rows, {
-				parameters: {
-					country: wrap('$json.country'),
-					companyId: wrap('$json["companyId"]'),
-					state: wrap("$json['state']"),
-				},
-				onError: 'continueErrorOutput',
-			});
-			return { registered, notRegistered, errors };
-		};
 		// Parentheses make each expression one n8n has to evaluate.
-		const read = await outputs((reference) => `={{ ${reference} }}`);
-		const evaluated = await outputs((reference) => `={{ (${reference}) }}`);
+		const { read, evaluated } = await readAndEvaluated(sandbox, rows, {
+			country: '$json.country',
+			companyId: '$json["companyId"]',
+			state: "$json['state']",
+		});
 		expect(read).toEqual(evaluated);
 		expect(read.registered.length + read.notRegistered.length + read.errors.length).toBe(
 			rows.length,

@@ -3,7 +3,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	GOOD_RECORD,
 	json,
-	scriptedRegistry,
+	scriptedRegistryEachTest,
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../support/scriptedRegistry';
@@ -23,10 +23,7 @@ const bigToken = (kilobytes: number) =>
 
 describe('a token too large for the request headers', () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry();
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest((started) => (registry = started));
 
 	it('on a first run (Node answers 431 itself): one token, every row fails naming the size, not "also after a new one"', async () => {
 		registry.token = (_request, response) =>

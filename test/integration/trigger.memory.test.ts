@@ -1,9 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEMO_CLIENT, startSandbox, type Sandbox } from '../../sandbox/server';
+import { DEMO_CLIENT, type Sandbox } from '../../sandbox/server';
 import type { CompanyStatus } from '../../sandbox/registry';
 import type { Engine } from '../../harness/engine';
-import { CREDENTIAL_ID, engineFor, triggerWorkflow } from '../../harness/fixtures';
+import { CREDENTIAL_ID, triggerWorkflow } from '../../harness/fixtures';
+import { sandboxEachTest } from '../support/sandboxEachTest';
 
 // The trigger's memory between polls, where the other trigger tests do not look: a company whose lookup
 // fails after it has a baseline, a poll in which every lookup fails, an empty list, and secrets that a
@@ -21,11 +22,7 @@ const textOf = (error: unknown) => {
 describe('Company Registry Trigger: memory between polls', () => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	beforeEach(async () => {
-		sandbox = await startSandbox({ port: 0 });
-		engine = engineFor(sandbox);
-	});
-	afterEach(async () => await sandbox.close());
+	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
 	const poll = async (companies?: IDataObject[]) =>
 		(await engine.poll(triggerWorkflow(companies), TRIGGER))?.[0].map((item) => [

@@ -6,6 +6,7 @@ import { loadCompanies } from '../../sandbox/registry';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Engine } from '../../harness/engine';
 import { engineFor, triggerWorkflow } from '../../harness/fixtures';
+import { sandboxEachTest } from '../support/sandboxEachTest';
 
 const TRIGGER = 'Company Registry Trigger';
 
@@ -13,11 +14,7 @@ const TRIGGER = 'Company Registry Trigger';
 describe('Company Registry Trigger', () => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	beforeEach(async () => {
-		sandbox = await startSandbox({ port: 0 });
-		engine = engineFor(sandbox);
-	});
-	afterEach(async () => await sandbox.close());
+	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
 	it('records the watchlist on the first poll and starts nothing while nothing changes', async () => {
 		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();

@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { loadWorkflow, type Engine } from '../../harness/engine';
 import { CREDENTIAL_ID, REGISTRY_NODE, engineFor } from '../../harness/fixtures';
 import { COMPANY_REGISTRY_TYPE } from '../../harness/nodeTypes';
+import { sandboxEachTest } from '../support/sandboxEachTest';
 
 // Watch for Changes across runs, for companies the other watch tests never name: one the register does not
 // know (isRegistered false) and one registered without an address; in the three places its memory can
@@ -61,12 +62,10 @@ const events = (items: INodeExecutionData[]) =>
 describe.each(PLACES)('Watch for Changes, memory across runs (%s)', (where) => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	beforeEach(async () => {
-		sandbox = await startSandbox({ port: 0 });
-		engine = engineFor(sandbox);
+	sandboxEachTest((running) => {
+		({ sandbox, engine } = running);
 		if (where === 'n8n without the processed-items store') withoutProcessedItemsStore(engine);
 	});
-	afterEach(async () => await sandbox.close());
 
 	const run = async (options: IDataObject = {}) => {
 		const result = await engine.execute(watchWorkflow(options), {

@@ -1,10 +1,11 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { Sandbox } from '../../sandbox/server';
 import type { Engine } from '../../harness/engine';
 import { loadWorkflow } from '../../harness/engine';
 import { REGISTRY_NODE, engineFor } from '../../harness/fixtures';
 import { loadCompanies } from '../../sandbox/registry';
+import { sandboxEachTest } from '../support/sandboxEachTest';
 
 // Issue "Watch companies": successive production executions of a schedule-style workflow, with the
 // sandbox changing records between them. Interface document section 6: no events, so the node must
@@ -48,11 +49,7 @@ async function watch(
 describe('Company Registry › Watch for Changes', () => {
 	let sandbox: Sandbox;
 	let engine: Engine;
-	beforeEach(async () => {
-		sandbox = await startSandbox({ port: 0 });
-		engine = engineFor(sandbox);
-	});
-	afterEach(async () => await sandbox.close());
+	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
 	it('sets a baseline on the first run and reports nothing while nothing changes', async () => {
 		expect((await watch(engine)).changes).toEqual([]);

@@ -77,6 +77,22 @@ export async function scriptedRegistry(
 	return registry;
 }
 
+/**
+ * A scripted registry new for each test of the describe this is called in (its script and counts stay the
+ * test's own), closed after it. `started` receives it.
+ */
+export function scriptedRegistryEachTest(
+	started: (registry: ScriptedRegistry) => void,
+	lookup?: Handler,
+): void {
+	let registry: ScriptedRegistry | undefined;
+	beforeEach(async () => {
+		registry = await scriptedRegistry(lookup);
+		started(registry);
+	});
+	afterEach(async () => await registry?.close());
+}
+
 export function json(
 	response: ServerResponse,
 	status: number,

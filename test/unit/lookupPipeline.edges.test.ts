@@ -1,5 +1,6 @@
-import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { standInNode } from '../../harness/standInNode';
 import {
 	errorItem,
 	failAll,
@@ -14,14 +15,7 @@ import { LookupInputError } from '../../nodes/shared/model/lookupKey';
 // The pipeline's routing where no request is sent: options read and clamped, rows that cannot be looked
 // up, a credential that cannot be read, and the error item each failed row becomes (one per row, paired).
 
-const node: INode = {
-	id: 'n',
-	name: 'Company Registry',
-	type: 'companyRegistry',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = standInNode();
 type Context = Parameters<typeof lookUpRows>[0];
 type Rows = Parameters<typeof lookUpRows>[1];
 

@@ -4,9 +4,9 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
 	IHttpRequestOptions,
-	INode,
 } from 'n8n-workflow';
 
+import { standInNode } from '../../harness/standInNode';
 import { lookUpRows, type CompanyRow } from '../../nodes/shared/lookupPipeline';
 import { LookupInputError, type LookupKey } from '../../nodes/shared/model/lookupKey';
 import { GOOD_RECORD, SCRIPTED_TOKEN } from '../support/scriptedRegistry';
@@ -46,15 +46,7 @@ function standIn(script: Script, credentialData: Record<string, unknown> = {}) {
 	const sent: Sent[] = [];
 	let credentialReads = 0;
 	let tokensFetched = 0;
-	const node: INode = {
-		id: 'n',
-		name: 'Company Registry',
-		type: 'companyRegistry',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-		credentials: { companyRegistryApi: CREDENTIAL },
-	};
+	const node = standInNode({ credentials: { companyRegistryApi: CREDENTIAL } });
 	const inputData = [{ json: {} }];
 	const fetchToken = (data: ICredentialDataDecryptedObject) =>
 		Object.assign(data, { accessToken: fetchedToken(++tokensFetched) });

@@ -3,8 +3,8 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-import { DEMO_CLIENT } from '../../../sandbox/server';
 import { n8nDir, type ExecutionOutput, type RunningN8n } from './realN8n';
+import { sandboxCredentialData } from './sandboxCredential';
 import type { WorkflowFile } from './workflows';
 
 export interface ExecutionSummary {
@@ -49,12 +49,7 @@ export class Rest {
 		return await this.call<{ id: string; name: string }>('POST', '/credentials', {
 			name,
 			type: 'companyRegistryApi',
-			data: {
-				clientId: DEMO_CLIENT.clientId,
-				clientSecret: DEMO_CLIENT.clientSecret,
-				baseUrl: sandbox.baseUrl,
-				authUrl: sandbox.authUrl,
-			},
+			data: sandboxCredentialData(sandbox),
 		});
 	}
 

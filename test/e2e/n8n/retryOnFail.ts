@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { DEMO_CLIENT, startSandbox } from '../../../sandbox/server';
+import { startSandbox } from '../../../sandbox/server';
 import {
 	importCredential,
 	importWorkflow,
@@ -13,6 +13,7 @@ import {
 	type Checklist,
 	type ExecutionOutput,
 } from '../lib/realN8n';
+import { sandboxCredential } from '../lib/sandboxCredential';
 import { lookUp, manualTrigger, sheet, workflow, type WorkflowFile } from '../lib/workflows';
 
 const ROWS = 2000;
@@ -75,17 +76,10 @@ export async function checkRetryOnFail(userFolder: string, checklist: Checklist)
 	let outageEnds: ReturnType<typeof setTimeout> | undefined;
 	try {
 		const credentialId = 'retry-on-fail';
-		await importCredential(userFolder, {
-			id: credentialId,
-			name: credentialId,
-			type: 'companyRegistryApi',
-			data: {
-				clientId: DEMO_CLIENT.clientId,
-				clientSecret: DEMO_CLIENT.clientSecret,
-				baseUrl: sandbox.baseUrl,
-				authUrl: sandbox.authUrl,
-			},
-		});
+		await importCredential(
+			userFolder,
+			sandboxCredential({ id: credentialId, name: credentialId }, sandbox),
+		);
 		const workflowId = 'retryOnFail00000';
 		await importWorkflow(userFolder, sheetWorkflow(credentialId), workflowId);
 		sandbox.onLookup(() => {

@@ -5,7 +5,6 @@
 // and no rate-limit headers. Prints the node's own execution time beside the floor; each must stay
 // within 1.10x.
 import {
-	DEMO_CLIENT,
 	startSandbox,
 	type RateLimitHeaders,
 	type RateLimitSettings,
@@ -13,6 +12,7 @@ import {
 } from '../../../sandbox/server';
 import { makeSheet, uniqueValid } from '../../../sandbox/sheets';
 import { executeWorkflow, importCredential, importWorkflow, type Checklist } from '../lib/realN8n';
+import { sandboxCredential } from '../lib/sandboxCredential';
 import { lookUp, manualTrigger, sheet, workflow, type WorkflowFile } from '../lib/workflows';
 
 const ROWS = 2000;
@@ -101,17 +101,10 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 		});
 		try {
 			const credentialId = `scale-${family.id}`;
-			await importCredential(userFolder, {
-				id: credentialId,
-				name: credentialId,
-				type: 'companyRegistryApi',
-				data: {
-					clientId: DEMO_CLIENT.clientId,
-					clientSecret: DEMO_CLIENT.clientSecret,
-					baseUrl: sandbox.baseUrl,
-					authUrl: sandbox.authUrl,
-				},
-			});
+			await importCredential(
+				userFolder,
+				sandboxCredential({ id: credentialId, name: credentialId }, sandbox),
+			);
 			const workflowId = family.id.padEnd(16, '0');
 			await importWorkflow(userFolder, sheetWorkflow(credentialId), workflowId);
 			const wallStarted = performance.now();

@@ -3,8 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { DEMO_CLIENT, type Sandbox } from '../../../sandbox/server';
+import type { Sandbox } from '../../../sandbox/server';
 import { importCredential, n8nCli } from '../lib/realN8n';
+import { sandboxCredential } from '../lib/sandboxCredential';
 import {
 	chain,
 	lookUp,
@@ -140,20 +141,7 @@ export const portfolioWorkflow = (
  */
 export async function importQueueWorkflows(cluster: Cluster, sandbox: Sandbox): Promise<void> {
 	const folder = cluster.folders.main;
-	await importCredential(
-		folder,
-		{
-			...credential,
-			type: 'companyRegistryApi',
-			data: {
-				clientId: DEMO_CLIENT.clientId,
-				clientSecret: DEMO_CLIENT.clientSecret,
-				baseUrl: sandbox.baseUrl,
-				authUrl: sandbox.authUrl,
-			},
-		},
-		cluster.env,
-	);
+	await importCredential(folder, sandboxCredential(credential, sandbox), cluster.env);
 	const path = join(folder, 'workflows.json');
 	writeFileSync(
 		path,

@@ -1,16 +1,13 @@
 import { testCredential } from '../../../harness/credentialsTester';
 import { CREDENTIAL_ID, engineFor, runRows } from '../../../harness/fixtures';
-import { scriptedRegistry, type ScriptedRegistry } from '../../support/scriptedRegistry';
+import { scriptedRegistryEachTest, type ScriptedRegistry } from '../../support/scriptedRegistry';
 
 // Red team: the lookups and the audience trim the Base URL (a value pasted with a space or a line
 // break), the credential's Test did not: the Test failed for a credential whose lookups work.
 
 describe("the credential's Test with a Base URL pasted with whitespace", () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry();
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest((started) => (registry = started));
 
 	it.each([
 		['a trailing space', (url: string) => `${url} `],

@@ -1,5 +1,9 @@
 import { engineFor, runRows } from '../../../harness/fixtures';
-import { json, scriptedRegistry, type ScriptedRegistry } from '../../support/scriptedRegistry';
+import {
+	json,
+	scriptedRegistryEachTest,
+	type ScriptedRegistry,
+} from '../../support/scriptedRegistry';
 
 // Red team: a token endpoint that echoes the client secret in its error_description is cleaned of the
 // secret as sent, percent-encoded (upper-case hex, as encodeURIComponent writes it) and JSON-escaped (as
@@ -10,10 +14,7 @@ const SECRET = 'Zq8/Hk+Wm3=Rt7/Yp';
 
 describe('a client secret echoed by the token endpoint in another writing', () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry();
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest((started) => (registry = started));
 
 	it.each([
 		[

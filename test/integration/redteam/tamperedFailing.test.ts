@@ -4,7 +4,7 @@ import { engineFor, triggerWorkflow } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
-	scriptedRegistry,
+	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
 
@@ -23,10 +23,7 @@ const WATCHLIST = [
 
 describe("a tampered 'failing' entry in the trigger's static data", () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry();
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest((started) => (registry = started));
 
 	it.each([
 		['far in the future', 1e300],

@@ -2,7 +2,7 @@ import { engineFor, runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
-	scriptedRegistry,
+	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
 
@@ -12,10 +12,10 @@ import {
 
 describe('a Language expression that throws on the first row only', () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry((_request, response) => json(response, 200, GOOD_RECORD));
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest(
+		(started) => (registry = started),
+		(_request, response) => json(response, 200, GOOD_RECORD),
+	);
 
 	it('fails the first row alone', async () => {
 		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });

@@ -2,7 +2,7 @@ import { testCredential } from '../../../harness/credentialsTester';
 import { CREDENTIAL_ID, engineFor, runRows } from '../../../harness/fixtures';
 import {
 	json,
-	scriptedRegistry,
+	scriptedRegistryEachTest,
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
@@ -14,10 +14,7 @@ import {
 
 describe('a token answer whose optional fields have other types', () => {
 	let registry: ScriptedRegistry;
-	beforeEach(async () => {
-		registry = await scriptedRegistry();
-	});
-	afterEach(async () => await registry.close());
+	scriptedRegistryEachTest((started) => (registry = started));
 
 	it.each([
 		['expires_in as a string', { expires_in: '3599' }],

@@ -1,5 +1,4 @@
-import type { INode } from 'n8n-workflow';
-
+import { standInNode } from '../../../harness/standInNode';
 import {
 	describeFailure,
 	registryError,
@@ -7,14 +6,7 @@ import {
 } from '../../../nodes/shared/transport/registryError';
 
 // The one place that words a failed lookup: every kind of failure, its message, its HTTP code.
-const node: INode = {
-	id: '1',
-	name: 'Company Registry',
-	type: 'n8n-nodes-company-registry.companyRegistry',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = standInNode({ id: '1', type: 'n8n-nodes-company-registry.companyRegistry' });
 const context = {
 	node,
 	itemIndex: 4,

@@ -4,7 +4,7 @@ import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
-import { helpersOf } from './storeFixtures';
+import { drawnCompany, helpersOf, notRegistered } from './storeFixtures';
 import {
 	compareSnapshots,
 	snapshotOf,
@@ -33,21 +33,8 @@ const NAMES = ['Alpha GmbH', 'Beta GmbH', 'Gamma GmbH'];
 const ADDRESSES = ['Hauptstr. 1', 'Ring 2', undefined];
 
 function record(random: () => number, registered = true): CompanyRecord {
-	if (!registered)
-		return {
-			isRegistered: false,
-			officialName: 'N/A',
-			status: 'N/A',
-			registrationDate: 'N/A',
-		} as unknown as CompanyRecord;
-	const address = ADDRESSES[Math.floor(random() * ADDRESSES.length)];
-	return {
-		isRegistered: true,
-		officialName: NAMES[Math.floor(random() * NAMES.length)],
-		status: random() < 0.5 ? 'Active' : 'Inactive',
-		registrationDate: '2001-01-01',
-		...(address ? { registeredAddress: address } : {}),
-	} as CompanyRecord;
+	if (!registered) return notRegistered();
+	return drawnCompany(random, NAMES, ADDRESSES);
 }
 
 /** One change of a company's record: status, name, address or registration; values repeat (A, B, A). */

@@ -1,5 +1,6 @@
-import { NodeApiError, type INode } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
+import { standInNode } from '../../../harness/standInNode';
 import {
 	badInputItemJson,
 	checkFailedItemJson,
@@ -11,14 +12,7 @@ import { watchKey } from '../../../nodes/shared/watch/snapshot';
 // The trigger's record of failing companies at its edges: what it loads from saved static data, the
 // exact interval boundary, duplicate rows, interval 0; and the JSON of a failed check.
 
-const node: INode = {
-	id: 'n',
-	name: 'Trigger',
-	type: 'companyRegistryTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = standInNode({ name: 'Trigger', type: 'companyRegistryTrigger' });
 const HOUR = 3_600_000;
 const START = Date.UTC(2026, 0, 5);
 const key = (companyId: string) => ({ countryCode: 'de', companyId });

@@ -1,17 +1,10 @@
 import { NodeApiError } from 'n8n-workflow';
-import type { INode } from 'n8n-workflow';
 
+import { standInNode } from '../../../harness/standInNode';
 import { failedChecksToReport } from '../../../nodes/shared/watch/failedChecks';
 import { watchKey } from '../../../nodes/shared/watch/snapshot';
 
-const node: INode = {
-	id: 'n',
-	name: 'Trigger',
-	type: 'companyRegistryTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = standInNode({ name: 'Trigger', type: 'companyRegistryTrigger' });
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const START = Date.UTC(2026, 0, 5);

@@ -5,6 +5,7 @@ import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
 import { company, helpersOf } from './storeFixtures';
+import { runOnStore } from './storeRun';
 
 // Runs of one watch that do not all see the same static data: a queue-mode worker (none) after a
 // main-process run, a main process whose static-data save was lost, overlapping executions. The
@@ -21,16 +22,12 @@ function watch(store: HarnessStore) {
 	/** `staticData`: 'loaded' (a main process), 'none' (a queue-mode worker) or 'lost' (loaded, save lost). */
 	return async (records: CompanyRecord[], staticData: 'loaded' | 'none' | 'lost') => {
 		day += 1;
-		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-		const notebook =
-			staticData === 'none'
-				? undefined
-				: new StaticDataMemory(data, { warn: () => undefined }, () => true);
-		const found = await detectChanges(
-			new ProcessedItemsMemory(helpersOf(store), notebook),
+		const { found, data } = await runOnStore(
+			helpersOf(store),
+			staticData === 'none' ? undefined : saved,
 			keys.map((key, itemIndex) => ({ key, record: records[itemIndex], itemIndex })),
 			[],
-			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			day,
 		);
 		if (staticData === 'loaded') saved = data;
 		return found.map((change) => `${change.itemIndex}:${change.change.event}`);

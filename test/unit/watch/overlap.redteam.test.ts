@@ -1,5 +1,3 @@
-import type { ICheckProcessedOptions } from 'n8n-workflow';
-
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
@@ -15,6 +13,7 @@ import {
 	type FoundChange,
 } from '../../../nodes/shared/watch/snapshot';
 import { mulberry32 } from '../../../sandbox/faults';
+import { drawnCompany, helpersOf, notRegistered } from './storeFixtures';
 
 // Red team of the store row's mark (issue 22): rounds of one or two overlapping runs (main process or
 // queue-mode worker), some failing at a random store call, some saves of the static data lost or saved in
@@ -27,21 +26,8 @@ const NAMES = ['Alpha GmbH', 'Beta GmbH'];
 const ADDRESSES = ['Hauptstr. 1', undefined];
 
 function record(random: () => number): CompanyRecord {
-	if (random() < 0.1)
-		return {
-			isRegistered: false,
-			officialName: 'N/A',
-			status: 'N/A',
-			registrationDate: 'N/A',
-		} as unknown as CompanyRecord;
-	const address = ADDRESSES[Math.floor(random() * ADDRESSES.length)];
-	return {
-		isRegistered: true,
-		officialName: NAMES[Math.floor(random() * NAMES.length)],
-		status: random() < 0.5 ? 'Active' : 'Inactive',
-		registrationDate: '2001-01-01',
-		...(address ? { registeredAddress: address } : {}),
-	} as CompanyRecord;
+	if (random() < 0.1) return notRegistered();
+	return drawnCompany(random, NAMES, ADDRESSES);
 }
 
 type Mode = 'main' | 'worker';
@@ -53,36 +39,19 @@ interface Plan {
 	saveLost: boolean;
 }
 
-function helpersOf(store: HarnessStore, plan: Plan): ProcessedItemsStore {
-	const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
+function plannedHelpers(store: HarnessStore, plan: Plan): ProcessedItemsStore {
 	let calls = 0;
-	const gate = () => {
-		const call = calls++;
-		// A failing call fails its retry too (the run's own retry of a first call); a crash fails all after it.
-		if (
-			plan.failAt !== undefined &&
-			(call === plan.failAt || call === plan.failAt + 1 || (plan.crash && call > plan.failAt))
-		)
-			throw new Error(`store call ${call} failed`);
-	};
-	return {
-		checkProcessedAndRecord: async (items, scope, options) => {
-			gate();
-			return await store.checkProcessedAndRecord(items, scope, context, options);
+	return helpersOf(store, {
+		withRemove: true,
+		fails: () => {
+			const call = calls++;
+			// A failing call fails its retry too (the run's own retry of a first call); a crash fails all after it.
+			return plan.failAt !== undefined &&
+				(call === plan.failAt || call === plan.failAt + 1 || (plan.crash && call > plan.failAt))
+				? new Error(`store call ${call} failed`)
+				: undefined;
 		},
-		clearAllProcessedItems: async (scope) => {
-			gate();
-			await store.clearAllProcessedItems(scope, context);
-		},
-		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) => {
-			gate();
-			return await store.getProcessedDataCount(scope, context, options);
-		},
-		removeProcessed: async (items, scope, options) => {
-			gate();
-			await store.removeProcessed(items, scope, context, options);
-		},
-	};
+	});
 }
 
 function deferred() {
@@ -164,7 +133,7 @@ async function simulate(seed: number, options: Options) {
 							{ warn: () => undefined },
 							(_id, snapshot) => forgetDays === 0 || day - 1 - snapshot.d <= forgetDays,
 						);
-			const inner = new ProcessedItemsMemory(helpersOf(store, plan), notebook);
+			const inner = new ProcessedItemsMemory(plannedHelpers(store, plan), notebook);
 			const memory: WatchMemory = {
 				recall: async (current, unchecked) => {
 					try {

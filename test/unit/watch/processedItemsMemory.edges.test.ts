@@ -1,18 +1,12 @@
-import type { ICheckProcessedOptions } from 'n8n-workflow';
-
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../../../nodes/shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import { helpersOf, STORE_CONTEXT } from './storeFixtures';
 
 // The processed-items store as a queue-mode worker has it (no static data): the store alone is the
 // memory. Case by case what the property test (detector.property) checks over random runs.
-
-const CONTEXT = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
 
 const registered = (
 	status: string,
@@ -37,28 +31,7 @@ const keys: LookupKey[] = [0, 1, 2].map((index) => ({
 function worker(store = new HarnessStore(), withRemove = true) {
 	const calls: string[] = [];
 	const removed: string[][] = [];
-	const helpers: ProcessedItemsStore = {
-		checkProcessedAndRecord: async (items, scope, options) => {
-			calls.push(`record ${items.length}`);
-			return await store.checkProcessedAndRecord(items, scope, CONTEXT, options);
-		},
-		clearAllProcessedItems: async (scope) => {
-			calls.push('clear');
-			await store.clearAllProcessedItems(scope, CONTEXT);
-		},
-		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) => {
-			calls.push('count');
-			return await store.getProcessedDataCount(scope, CONTEXT, options);
-		},
-		...(withRemove
-			? {
-					removeProcessed: async (items, scope, options) => {
-						removed.push(items.map(String));
-						await store.removeProcessed(items, scope, CONTEXT, options);
-					},
-				}
-			: {}),
-	};
+	const helpers = helpersOf(store, { calls, withRemove, removed });
 	let day = 0;
 	/** `records[i]` undefined: company i is not named; `unchecked`: named, its lookup failed. */
 	const run = async (records: Array<CompanyRecord | undefined>, unchecked: number[] = []) => {
@@ -232,7 +205,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 	it('a row holding two statuses of one company (a run stopped half-way) is not trusted: a new baseline', async () => {
 		const watch = worker();
 		await watch.run([A]);
-		await watch.store.checkProcessedAndRecord(['["de/HRB0","status","I"]'], 'node', CONTEXT, {
+		await watch.store.checkProcessedAndRecord(['["de/HRB0","status","I"]'], 'node', STORE_CONTEXT, {
 			mode: 'entries',
 		});
 		expect(

@@ -1,15 +1,8 @@
-import type { ICheckProcessedOptions } from 'n8n-workflow';
-
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
-import { detectChanges } from '../../../nodes/shared/watch/detector';
-import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../../../nodes/shared/watch/processedItemsMemory';
-import { company, STORE_CONTEXT } from './storeFixtures';
+import { company, helpersOf, STORE_CONTEXT, type StoreMethod } from './storeFixtures';
+import { runOnStore } from './storeRun';
 
 // Main-process runs (the static data loaded, its row's mark) after other runs wrote the row, case by
 // case: a worker's row, a lost save, an emptied row, companies not named, and store calls that fail.
@@ -19,38 +12,22 @@ const keys: LookupKey[] = [0, 1, 2].map((index) => ({
 	companyId: `HRB${index}`,
 }));
 
-type Method = 'checkProcessedAndRecord' | 'getProcessedDataCount';
-
 function watch(store = new HarnessStore()) {
 	const calls: string[] = [];
 	const removed: string[][] = [];
 	/** A store call of the next run that fails, with the one more try it is given. */
-	let failing: { method: Method; from: number; made: number } | undefined;
-	const failed = (method: Method) => {
+	let failing: { method: StoreMethod; from: number; made: number } | undefined;
+	const failed = (method: StoreMethod) => {
 		if (failing?.method !== method) return false;
 		failing.made += 1;
 		return failing.made >= failing.from && failing.made <= failing.from + 1;
 	};
-	const helpers: ProcessedItemsStore = {
-		checkProcessedAndRecord: async (items, scope, options) => {
-			calls.push(`record ${items.length}`);
-			if (failed('checkProcessedAndRecord')) throw new Error('deadlock detected');
-			return await store.checkProcessedAndRecord(items, scope, STORE_CONTEXT, options);
-		},
-		clearAllProcessedItems: async (scope) => {
-			calls.push('clear');
-			await store.clearAllProcessedItems(scope, STORE_CONTEXT);
-		},
-		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) => {
-			calls.push('count');
-			if (failed('getProcessedDataCount')) throw new Error('deadlock detected');
-			return await store.getProcessedDataCount(scope, STORE_CONTEXT, options);
-		},
-		removeProcessed: async (items, scope, options) => {
-			removed.push(items.map(String));
-			await store.removeProcessed(items, scope, STORE_CONTEXT, options);
-		},
-	};
+	const helpers = helpersOf(store, {
+		calls,
+		withRemove: true,
+		removed,
+		fails: (method) => (failed(method) ? new Error('deadlock detected') : undefined),
+	});
 	let saved: Record<string, unknown> = {};
 	let day = 0;
 	/**
@@ -63,19 +40,14 @@ function watch(store = new HarnessStore()) {
 	) => {
 		day += 1;
 		calls.length = 0;
-		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-		const found = await detectChanges(
-			new ProcessedItemsMemory(
-				helpers,
-				staticData === 'none'
-					? undefined
-					: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-			),
+		const { found, data } = await runOnStore(
+			helpers,
+			staticData === 'none' ? undefined : saved,
 			records.flatMap((record, itemIndex) =>
 				record ? [{ key: keys[itemIndex], record, itemIndex }] : [],
 			),
 			[],
-			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			day,
 		).finally(() => (failing = undefined));
 		if (staticData === 'loaded') saved = data;
 		return {
@@ -88,7 +60,7 @@ function watch(store = new HarnessStore()) {
 		run,
 		removed,
 		store,
-		fail: (method: Method, from: number) => (failing = { method, from, made: 0 }),
+		fail: (method: StoreMethod, from: number) => (failing = { method, from, made: 0 }),
 	};
 }
 

@@ -1,5 +1,3 @@
-import type { ICheckProcessedOptions } from 'n8n-workflow';
-
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
@@ -9,28 +7,19 @@ import {
 	ProcessedItemsMemory,
 	type ProcessedItemsStore,
 } from '../../../nodes/shared/watch/processedItemsMemory';
-import { company } from './storeFixtures';
+import { company, helpersOf, notRegistered } from './storeFixtures';
+import { runOnStore } from './storeRun';
 
 // Red team of the store row's mark (issue 22): runs that overlap, one of them failing, and what the mark
 // then vouches for. Invariant: every change of a company checked last run is reported exactly once.
 
-const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
-
 /** The harness's copy of n8n's store, as a node's helpers reach it; `failClear`: the clear fails (a lost database connection). */
-function helpersOf(store: HarnessStore, failClear = false): ProcessedItemsStore {
-	return {
-		checkProcessedAndRecord: async (items, scope, options) =>
-			await store.checkProcessedAndRecord(items, scope, context, options),
-		clearAllProcessedItems: async (scope) => {
-			if (failClear) throw new Error('connection lost');
-			await store.clearAllProcessedItems(scope, context);
-		},
-		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) =>
-			await store.getProcessedDataCount(scope, context, options),
-		removeProcessed: async (items, scope, options) =>
-			await store.removeProcessed(items, scope, context, options),
-	};
-}
+const nodeHelpers = (store: HarnessStore, failClear = false): ProcessedItemsStore =>
+	helpersOf(store, {
+		withRemove: true,
+		fails: (method) =>
+			failClear && method === 'clearAllProcessedItems' ? new Error('connection lost') : undefined,
+	});
 
 const keys: LookupKey[] = [0, 1, 2].map((index) => ({
 	countryCode: 'de',
@@ -74,7 +63,7 @@ describe("the row's mark and a worker run that fails while a main-process run ov
 				const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
 				const notebook = new StaticDataMemory(data, { warn: () => undefined }, () => true);
 				const events = await execute(
-					new ProcessedItemsMemory(helpersOf(store), notebook),
+					new ProcessedItemsMemory(nodeHelpers(store), notebook),
 					records,
 					day,
 				);
@@ -90,7 +79,7 @@ describe("the row's mark and a worker run that fails while a main-process run ov
 			let mainEvents: string[] = [];
 			await expect(
 				execute(
-					new ProcessedItemsMemory(helpersOf(store, true)),
+					new ProcessedItemsMemory(nodeHelpers(store, true)),
 					changed,
 					3,
 					async () => (mainEvents = await main(changed, 3)),
@@ -116,19 +105,14 @@ describe("a mark whose list was edited by hand (the token still the row's)", () 
 			unchecked: number[] = [],
 		) => {
 			day += 1;
-			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-			const found = await detectChanges(
-				new ProcessedItemsMemory(
-					helpersOf(store),
-					mode === 'worker'
-						? undefined
-						: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-				),
+			const { found, data } = await runOnStore(
+				nodeHelpers(store),
+				mode === 'worker' ? undefined : saved,
 				records.flatMap((record, itemIndex) =>
 					unchecked.includes(itemIndex) ? [] : [{ key: four[itemIndex], record, itemIndex }],
 				),
 				unchecked.map((index) => four[index]),
-				{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+				day,
 			);
 			if (mode === 'main') saved = data;
 			return found.map((change) => `${change.itemIndex}:${change.change.event}`);
@@ -153,28 +137,18 @@ describe('a company not named whose static data says it was not registered', () 
 		const store = new HarnessStore();
 		let saved: Record<string, unknown> = {};
 		let day = 0;
-		const gone = {
-			isRegistered: false,
-			officialName: 'N/A',
-			status: 'N/A',
-			registrationDate: 'N/A',
-		} as unknown as CompanyRecord;
+		const gone = notRegistered();
 		/** `records`: undefined where the company is not named this run. */
 		const run = async (records: Array<CompanyRecord | undefined>, mode: 'main' | 'worker') => {
 			day += 1;
-			const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-			const found = await detectChanges(
-				new ProcessedItemsMemory(
-					helpersOf(store),
-					mode === 'worker'
-						? undefined
-						: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-				),
+			const { found, data } = await runOnStore(
+				nodeHelpers(store),
+				mode === 'worker' ? undefined : saved,
 				records.flatMap((record, itemIndex) =>
 					record ? [{ key: keys[itemIndex], record, itemIndex }] : [],
 				),
 				[],
-				{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+				day,
 			);
 			if (mode === 'main') saved = data;
 			return found.map((change) => `${change.itemIndex}:${change.change.event}`);
@@ -212,7 +186,7 @@ describe('a main-process run that crashes after asking a mark the row no longer 
 				crashAfter?: number,
 			) => {
 				day += 1;
-				const helpers = helpersOf(store);
+				const helpers = nodeHelpers(store);
 				let calls = 0;
 				const dies =
 					<T extends unknown[], R>(call: (...args: T) => Promise<R>) =>
@@ -221,22 +195,17 @@ describe('a main-process run that crashes after asking a mark the row no longer 
 						if (crashAfter !== undefined && calls > crashAfter) throw new Error('process died');
 						return await call(...args);
 					};
-				const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-				const found = await detectChanges(
-					new ProcessedItemsMemory(
-						{
-							checkProcessedAndRecord: dies(helpers.checkProcessedAndRecord),
-							clearAllProcessedItems: dies(helpers.clearAllProcessedItems),
-							getProcessedDataCount: dies(helpers.getProcessedDataCount),
-							removeProcessed: dies(helpers.removeProcessed!),
-						},
-						mode === 'worker'
-							? undefined
-							: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-					),
+				const { found, data } = await runOnStore(
+					{
+						checkProcessedAndRecord: dies(helpers.checkProcessedAndRecord),
+						clearAllProcessedItems: dies(helpers.clearAllProcessedItems),
+						getProcessedDataCount: dies(helpers.getProcessedDataCount),
+						removeProcessed: dies(helpers.removeProcessed!),
+					},
+					mode === 'worker' ? undefined : saved,
 					records.map((record, itemIndex) => ({ key: keys[itemIndex], record, itemIndex })),
 					[],
-					{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+					day,
 				);
 				if (mode === 'main') saved = data;
 				return found.map((change) => `${change.itemIndex}:${change.change.event}`);

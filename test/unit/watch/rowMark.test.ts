@@ -1,15 +1,8 @@
-import type { ICheckProcessedOptions } from 'n8n-workflow';
-
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
-import { detectChanges } from '../../../nodes/shared/watch/detector';
-import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../../../nodes/shared/watch/processedItemsMemory';
-import { company } from './storeFixtures';
+import { company, helpersOf, STORE_CONTEXT } from './storeFixtures';
+import { runOnStore } from './storeRun';
 
 // Issue 22: a main-process run whose static data was saved by the run that wrote the store's row (the row
 // still holds that run's mark) asks the store only what the static data cannot prove: the mark and the
@@ -22,22 +15,8 @@ const keys: LookupKey[] = [0, 1, 2, 3].map((index) => ({
 
 /** The store's calls, and how many values each was given. */
 function watch(store: HarnessStore) {
-	const context = { workflow: { id: 'w' }, node: { id: 'n' } } as never;
 	const calls: string[] = [];
-	const helpers: ProcessedItemsStore = {
-		checkProcessedAndRecord: async (items, scope, options) => {
-			calls.push(`record ${items.length}`);
-			return await store.checkProcessedAndRecord(items, scope, context, options);
-		},
-		clearAllProcessedItems: async (scope) => {
-			calls.push('clear');
-			await store.clearAllProcessedItems(scope, context);
-		},
-		getProcessedDataCount: async (scope, options: ICheckProcessedOptions) => {
-			calls.push('count');
-			return await store.getProcessedDataCount(scope, context, options);
-		},
-	};
+	const helpers = helpersOf(store, { calls });
 	let saved: Record<string, unknown> = {};
 	let day = 0;
 	/** `staticData`: 'loaded' (a main process), 'none' (a queue-mode worker). */
@@ -49,19 +28,14 @@ function watch(store: HarnessStore) {
 	) => {
 		day += 1;
 		calls.length = 0;
-		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
-		const found = await detectChanges(
-			new ProcessedItemsMemory(
-				helpers,
-				staticData === 'none'
-					? undefined
-					: new StaticDataMemory(data, { warn: () => undefined }, () => true),
-			),
+		const { found, data } = await runOnStore(
+			helpers,
+			staticData === 'none' ? undefined : saved,
 			records.flatMap((record, itemIndex) =>
 				unchecked.includes(itemIndex) ? [] : [{ key: keys[itemIndex], record, itemIndex }],
 			),
 			unchecked.map((index) => keys[index]),
-			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+			day,
 		);
 		if (staticData === 'loaded') saved = data;
 		return {
@@ -131,10 +105,7 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const store = new HarnessStore();
 		const { run } = watch(store);
 		await run(ACTIVE);
-		await store.clearAllProcessedItems('node', {
-			workflow: { id: 'w' },
-			node: { id: 'n' },
-		} as never);
+		await store.clearAllProcessedItems('node', STORE_CONTEXT);
 		const changed = [company('Inactive'), company('Active'), company('Active'), company('Active')];
 		expect((await run(changed)).events).toEqual(['0:turnedInactive (previous known)']);
 		expect((await run(changed)).events).toEqual([]);
@@ -144,19 +115,10 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const store = new HarnessStore();
 		const { run } = watch(store);
 		await run(ACTIVE);
-		await store.clearAllProcessedItems('node', {
-			workflow: { id: 'w' },
-			node: { id: 'n' },
-		} as never);
-		await store.checkProcessedAndRecord(
-			['another node version'],
-			'node',
-			{
-				workflow: { id: 'w' },
-				node: { id: 'n' },
-			} as never,
-			{ mode: 'entries' },
-		);
+		await store.clearAllProcessedItems('node', STORE_CONTEXT);
+		await store.checkProcessedAndRecord(['another node version'], 'node', STORE_CONTEXT, {
+			mode: 'entries',
+		});
 		const changed = [company('Inactive'), company('Active'), company('Active'), company('Active')];
 		expect((await run(changed)).events).toEqual([]);
 	});
