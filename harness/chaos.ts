@@ -8,9 +8,6 @@ import { branchesOf, engineFor, lookupWorkflow, REGISTRY_NODE } from './fixtures
 import { callTool, toolEngineFor } from './tool';
 import type { elsewhereServer } from './elsewhereServer';
 
-// In a module of its own: the credential's Test uses it without loading the tool's engine.
-export { elsewhereServer } from './elsewhereServer';
-
 /**
  * The chaos registry's sheets (issue 21): a seed makes a sheet (50 to 500 rows, an On Error mode or the
  * tool variant, a share of misbehaving requests) and the sandbox draws every request's misbehaviour from

@@ -9,7 +9,8 @@
 //   npm run test:chaos -- --seeds 500   seeds 1 to 500
 //   npm run test:chaos -- --seed 17     replays seed 17 alone
 // The last line: chaos: seeds=N rows=N violations=0 peak_rss_mb=N open_sockets=0 wall_s=N
-import { CHAOS_BOUNDS, elsewhereServer, runChaosSheet } from '../harness/chaos';
+import { CHAOS_BOUNDS, runChaosSheet } from '../harness/chaos';
+import { elsewhereServer } from '../harness/elsewhereServer';
 import { startSandbox } from '../sandbox/server';
 
 /** n8n-core and the engine take about 300 MB; a gzip bomb read whole would add hundreds per row. */

@@ -1,4 +1,5 @@
-import { elsewhereServer, runChaosSheet } from '../../harness/chaos';
+import { runChaosSheet } from '../../harness/chaos';
+import { elsewhereServer } from '../../harness/elsewhereServer';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 
 // The fast subset of `npm run test:chaos` (issue 21): one seeded sheet per On Error mode and the tool
