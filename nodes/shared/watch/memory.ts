@@ -19,7 +19,7 @@ export interface WatchMemory {
 	recall(
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
-	): Promise<ReadonlyMap<string, Recollection>>;
+	): Promise<Recollections>;
 	/** Remembers the current snapshots; a company that could not be checked keeps what was known of it. */
 	remember(
 		current: ReadonlyMap<string, CompanySnapshot>,
@@ -32,6 +32,9 @@ export interface Recollection {
 	/** Where only the store knows: whether the name and the address changed (their old values may be unknown). */
 	detailsChanged?: { officialName: boolean; registeredAddress: boolean };
 }
+
+/** What a memory recalls, company by company (a memory may make each only when asked for). */
+export type Recollections = Pick<ReadonlyMap<string, Recollection>, 'get'>;
 
 interface Logger {
 	warn(message: string, meta?: object): void;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 
-import type { Recollection, RowMark, StaticDataMemory, WatchMemory } from './memory';
+import type { Recollection, Recollections, RowMark, StaticDataMemory, WatchMemory } from './memory';
 import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
 
 /**
@@ -60,77 +60,42 @@ export type ProcessedItemsStore = Pick<
 > &
 	Partial<Pick<DeduplicationHelperFunctions, 'removeProcessed'>>;
 
-/** Four entries a registered company: room for 125,000 companies; beyond, the first of the list start a new baseline each run. */
+/** Three entries a registered company: room for 166,666 companies; beyond, the first of the list start a new baseline each run. */
 const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };
 
 const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
 
 /**
- * One entry: JSON, so that no company id, name or address can pose as another entry (the forms of earlier
- * versions). Put together from the JSON of each part (the same text as JSON.stringify of the array), so
- * that a company's four entries turn its id, name and address into JSON once.
+ * One entry: JSON, so that no company id, name or address can pose as another entry. The forms of
+ * earlier versions, which wrote a whole-record entry (`[id,"company",...]`) before these three: a row
+ * they wrote holds every entry asked here.
  */
 const json = (value: string | undefined) => JSON.stringify(value ?? null);
 const statusEntry = (id: string, status: CompanySnapshot['s'], idJson = json(id)) =>
 	`[${idJson},"status","${status}"]`;
-const nameEntry = (
-	id: string,
-	name: string | undefined,
-	idJson = json(id),
-	nameJson = json(name),
-) => `[${idJson},"name",${nameJson}]`;
-const addressEntry = (
-	id: string,
-	address: string | undefined,
-	idJson = json(id),
-	addressJson = json(address),
-) => `[${idJson},"address",${addressJson}]`;
+const nameEntry = (id: string, name: string | undefined, idJson = json(id)) =>
+	`[${idJson},"name",${json(name)}]`;
+const addressEntry = (id: string, address: string | undefined, idJson = json(id)) =>
+	`[${idJson},"address",${json(address)}]`;
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */
 const detailsUnknownEntry = (id: string) => `[${json(id)},"details","unknown"]`;
 
-function fullEntry(
-	id: string,
-	snapshot: Omit<CompanySnapshot, 'd'>,
-	parts?: { idJson: string; nameJson: string; addressJson: string },
-): string {
-	// Not registered: the status says all.
-	if (snapshot.s === 'N') return statusEntry(id, 'N', parts?.idJson);
-	// Alone (one entry a company), one JSON.stringify of the array is quicker than three of its parts.
-	if (!parts)
-		return JSON.stringify([id, 'company', snapshot.s, snapshot.n ?? null, snapshot.a ?? null]);
-	return `[${parts.idJson},"company","${snapshot.s}",${parts.nameJson},${parts.addressJson}]`;
-}
-
 /**
- * Appends a company's entries, in the order that keeps them safe from n8n's trimming (see above); returns
- * its full entry.
+ * Appends a company's entries, the status first: n8n drops the oldest first, so a company whose status
+ * entry survived kept its name and address entries too.
  */
-function pushEntriesOf(
-	entries: string[],
-	id: string,
-	snapshot: Omit<CompanySnapshot, 'd'>,
-): string {
+function pushEntriesOf(entries: string[], id: string, snapshot: Omit<CompanySnapshot, 'd'>): void {
 	const idJson = json(id);
-	if (snapshot.s === 'N') {
-		const full = statusEntry(id, 'N', idJson);
-		entries.push(full);
-		return full;
-	}
-	const [nameJson, addressJson] = [json(snapshot.n), json(snapshot.a)];
-	const full = fullEntry(id, snapshot, { idJson, nameJson, addressJson });
-	entries.push(
-		full,
-		statusEntry(id, snapshot.s, idJson),
-		nameEntry(id, snapshot.n, idJson, nameJson),
-		addressEntry(id, snapshot.a, idJson, addressJson),
-	);
-	return full;
+	entries.push(statusEntry(id, snapshot.s, idJson));
+	// Not registered: the status says all.
+	if (snapshot.s !== 'N')
+		entries.push(nameEntry(id, snapshot.n, idJson), addressEntry(id, snapshot.a, idJson));
 }
 
 /** How many entries `pushEntriesOf` makes for these companies. */
 function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
 	let count = 0;
-	for (const snapshot of companies.values()) count += snapshot.s === 'N' ? 1 : 4;
+	for (const snapshot of companies.values()) count += snapshot.s === 'N' ? 1 : 3;
 	return count;
 }
 
@@ -147,6 +112,68 @@ function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 	pushEntriesOf(entries, id, snapshot);
 	return entries;
 }
+
+/** What step 1 learned of a company: whether the store held its status, name and address entries. */
+interface Held {
+	status: boolean;
+	name: boolean;
+	address: boolean;
+}
+
+/**
+ * Companies asked in step 1, with their entries in one list (one call). `asking`: false where the store is
+ * new and nothing is asked (every company is new to it): no entries are made.
+ */
+class Asked {
+	readonly ids: string[] = [];
+	readonly snapshots: Array<Omit<CompanySnapshot, 'd'>> = [];
+	readonly entries: string[] = [];
+
+	constructor(private readonly asking: boolean) {}
+
+	add(id: string, snapshot: Omit<CompanySnapshot, 'd'>): void {
+		this.ids.push(id);
+		this.snapshots.push(snapshot);
+		if (this.asking) pushEntriesOf(this.entries, id, snapshot);
+	}
+
+	/** Calls `each` for every company with what the store held (not registered: its status says all). */
+	walk(
+		isNew: (entry: string) => boolean,
+		each: (id: string, snapshot: Omit<CompanySnapshot, 'd'>, held: Held) => void,
+	): void {
+		let at = 0;
+		for (const [index, id] of this.ids.entries()) {
+			const snapshot = this.snapshots[index];
+			if (!this.asking) {
+				each(id, snapshot, { status: false, name: false, address: false });
+				continue;
+			}
+			const status = !isNew(this.entries[at]);
+			if (snapshot.s === 'N') {
+				at += 1;
+				each(id, snapshot, { status, name: status, address: status });
+			} else {
+				each(id, snapshot, {
+					status,
+					name: !isNew(this.entries[at + 1]),
+					address: !isNew(this.entries[at + 2]),
+				});
+				at += 3;
+			}
+		}
+	}
+}
+
+const allHeld = (held: Held) => held.status && held.name && held.address;
+
+/**
+ * The statuses step 2 asks of a company, given the one step 1 asked: all if that one was held (n8n may have
+ * trimmed it since, with the entries after it; and a row holding two is not to be trusted), else the others
+ * (step 1 recorded it: asked again, it would be held).
+ */
+const probed = (asked: CompanySnapshot['s'] | undefined, held: boolean) =>
+	held ? STATUSES : STATUSES.filter((status) => status !== asked);
 
 export class ProcessedItemsMemory implements WatchMemory {
 	/** What `remember` writes for companies this run could not check (or did not name): their previous entries. */
@@ -182,7 +209,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 	async recall(
 		current: ReadonlyMap<string, CompanySnapshot>,
 		unchecked: readonly string[],
-	): Promise<ReadonlyMap<string, Recollection>> {
+	): Promise<Recollections> {
 		const saved = (id: string) => this.notebook?.saved(id);
 		const mark = this.notebook?.rowMark;
 		const notAsSavedBefore = new Set(mark?.notAsSaved);
@@ -199,24 +226,26 @@ export class ProcessedItemsMemory implements WatchMemory {
 			(id) => !current.has(id),
 		);
 
-		// 1. The full entries: one per company named now, and the static data's for those not checked.
-		// Those the marked row holds as the static data says are asked only if the row turns out not to be it.
-		const asked = new Map<string, string>();
+		// 1. The entries of each company named now, and the static data's of those not checked. Those the
+		// marked row holds as the static data says are asked only if the row turns out not to be it.
+		const asked = new Asked(!storeIsNew);
 		// Their entries are made only if asked: most of a long list.
 		const deferred: string[] = [];
 		for (const [id, now] of current) {
 			const before = asInRow(id);
 			if (before && before.s === now.s && before.n === now.n && before.a === now.a)
 				deferred.push(id);
-			else asked.set(id, fullEntry(id, now));
+			else asked.add(id, now);
 		}
-		const absentAsked = new Map<string, string>();
+		const absentAsked = new Asked(!storeIsNew);
 		const absentDeferred: string[] = [];
+		/** Companies not named now and not in the static data: only a status can be known of them. */
+		const absentUnsaved: string[] = [];
 		for (const id of absent) {
 			const before = saved(id);
-			if (!before) continue;
-			if (asInRow(id)) absentDeferred.push(id);
-			else absentAsked.set(id, fullEntry(id, before));
+			if (!before) absentUnsaved.push(id);
+			else if (asInRow(id)) absentDeferred.push(id);
+			else absentAsked.add(id, before);
 		}
 		// Most companies are unchanged: the few new entries are what a run has to look at.
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
@@ -227,20 +256,18 @@ export class ProcessedItemsMemory implements WatchMemory {
 			? new Set<string>()
 			: await this.record([
 					...(markEntry ? [markEntry] : []),
-					...asked.values(),
-					...absentAsked.values(),
+					...asked.entries,
+					...absentAsked.entries,
 				]);
 		for (const entry of firstNew) this.recordedNew.push(entry);
 		const rowAsMarked = markEntry !== undefined && !firstNew.has(markEntry);
-		this.rowAsSaved = rowAsMarked && asked.size === 0;
+		this.rowAsSaved = rowAsMarked && asked.ids.length === 0;
 		if (markEntry && !rowAsMarked) {
 			// Another run wrote the row since (a worker, a run whose static data was lost): all is asked.
-			for (const id of deferred) asked.set(id, fullEntry(id, current.get(id)!));
-			for (const id of absentDeferred) absentAsked.set(id, fullEntry(id, saved(id)!));
-			const rest = [
-				...deferred.map((id) => asked.get(id)!),
-				...absentDeferred.map((id) => absentAsked.get(id)!),
-			];
+			const [from, absentFrom] = [asked.entries.length, absentAsked.entries.length];
+			for (const id of deferred) asked.add(id, current.get(id)!);
+			for (const id of absentDeferred) absentAsked.add(id, saved(id)!);
+			const rest = [...asked.entries.slice(from), ...absentAsked.entries.slice(absentFrom)];
 			const restNew = await this.record(rest).catch(async (error: unknown) => {
 				await this.undoRecorded();
 				throw error;
@@ -254,7 +281,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// The mark is in the row now: the row is written anew.
 			this.heldBefore = -1;
 			// Nothing held, not even the mark: the row may have been empty (a crash after the clear).
-			const recorded = 1 + asked.size + absentAsked.size;
+			const recorded = 1 + asked.entries.length + absentAsked.entries.length;
 			if (firstNew.size === recorded && recorded < STORE_OPTIONS.maxEntries!) {
 				const held = await this.call(
 					async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
@@ -266,38 +293,39 @@ export class ProcessedItemsMemory implements WatchMemory {
 			}
 		}
 		const isNew = (entry: string) => storeIsNew || firstNew.has(entry);
-		const changed: string[] = [];
-		for (const [id, entry] of asked) if (isNew(entry)) changed.push(id);
+		/** The companies named now whose entries were not all held, with what was. */
+		const changed = new Map<string, Held>();
+		asked.walk(isNew, (id, _now, held) => {
+			if (!allHeld(held)) changed.set(id, held);
+		});
 		/** A changed company whose previous snapshot the static data holds, the row being as marked. */
 		const fromNotebook = (id: string) => rowAsMarked && asInRow(id) !== undefined;
 		const carriedWhole: string[] = [...absentDeferred];
-		for (const [id, entry] of absentAsked) if (!isNew(entry)) carriedWhole.push(id);
-		const carriedWholeSet = new Set(carriedWhole);
-		const statusOnly = absent.filter((id) => !carriedWholeSet.has(id));
-		/**
-		 * A company not named whose static data says it was not registered: its full entry, asked in step 1, is
-		 * its status entry, and the row did not hold it (step 1 recorded it: step 2 would find it held).
-		 */
-		const askedNotRegistered = (id: string) => absentAsked.has(id) && saved(id)?.s === 'N';
+		/** Companies not named now whose details the row does not hold as the static data says: their status asked then, and whether it was held. */
+		const statusOnly = new Map<string, { asked?: CompanySnapshot['s']; held: boolean }>();
+		absentAsked.walk(isNew, (id, before, held) => {
+			if (allHeld(held)) carriedWhole.push(id);
+			else statusOnly.set(id, { asked: before.s, held: held.status });
+		});
+		for (const id of absentUnsaved) statusOnly.set(id, { held: false });
 
-		// 2. For the rest: each status, and the names and addresses that may have been.
+		// 2. For the rest: the statuses that may have been, whether only the status was known, and the
+		// static data's name and address where they are not the current ones.
 		const questions: string[] = [];
 		if (!storeIsNew) {
-			for (const id of changed) {
+			for (const [id, held] of changed) {
 				if (fromNotebook(id)) continue;
 				const now = current.get(id)!;
 				const before = saved(id);
-				// A company not registered now asked for its status entry in step 1 already (and recorded it).
-				for (const status of STATUSES)
-					if (status !== 'N' || now.s !== 'N') questions.push(statusEntry(id, status));
-				questions.push(nameEntry(id, now.n), addressEntry(id, now.a), detailsUnknownEntry(id));
-				if (before) questions.push(nameEntry(id, before.n), addressEntry(id, before.a));
-			}
-			for (const id of statusOnly) {
-				for (const status of STATUSES)
-					if (status !== 'N' || !askedNotRegistered(id)) questions.push(statusEntry(id, status));
+				for (const status of probed(now.s, held.status)) questions.push(statusEntry(id, status));
 				questions.push(detailsUnknownEntry(id));
+				if (before && before.s !== 'N') {
+					if (now.s === 'N' || before.n !== now.n) questions.push(nameEntry(id, before.n));
+					if (now.s === 'N' || before.a !== now.a) questions.push(addressEntry(id, before.a));
+				}
 			}
+			for (const [id, { asked: askedStatus, held }] of statusOnly)
+				for (const status of probed(askedStatus, held)) questions.push(statusEntry(id, status));
 		}
 		const secondNew = await this.record(questions).catch(async (error: unknown) => {
 			await this.undoRecorded();
@@ -305,29 +333,21 @@ export class ProcessedItemsMemory implements WatchMemory {
 		});
 		// One by one: spread into push, hundreds of thousands of entries overflow the call stack.
 		for (const entry of secondNew) this.recordedNew.push(entry);
-		// Every entry step 3 would write was held (unchanged companies hold their four: the full entry is
+		// Every entry step 3 would write was held (unchanged companies hold their three: the status entry is
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
 		this.rowIsCurrent = !storeIsNew && firstNew.size === 0 && secondNew.size === 0;
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
-		/** `missing`: a status whose entry step 1 asked and found missing (and step 2 did not ask again). */
-		const statusOf = (id: string, missing?: CompanySnapshot['s']) => {
-			const held = STATUSES.filter((status) =>
-				status === 'N' && missing === 'N' ? false : answers.has(statusEntry(id, status)),
-			);
+		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */
+		const statusOf = (id: string, asked: CompanySnapshot['s'] | undefined, wasHeld: boolean) => {
+			const held = probed(asked, wasHeld).filter((status) => answers.has(statusEntry(id, status)));
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
 		};
-		this.changed = new Set(changed);
+		this.changed = new Set(changed.keys());
 
 		const known = new Map<string, Recollection>();
-		for (const id of current.keys()) {
-			if (!this.changed.has(id)) {
-				// Unchanged: compared with itself (a change is never shown against it).
-				known.set(id, { previous: current.get(id)! });
-			}
-		}
-		for (const id of changed) {
+		for (const [id, held] of changed) {
 			const now = current.get(id)!;
 			const before = saved(id);
 			if (before && fromNotebook(id)) {
@@ -336,21 +356,28 @@ export class ProcessedItemsMemory implements WatchMemory {
 				this.previousOfChanged.set(id, entriesOf(id, before));
 				continue;
 			}
-			const status = storeIsNew ? undefined : statusOf(id, now.s);
+			const status = storeIsNew ? undefined : statusOf(id, now.s, held.status);
 			if (status === undefined) {
 				// Unknown to the store. Only where the store has never held anything is the static data the memory.
 				if (storeIsNew && before) known.set(id, { previous: before });
 				continue;
 			}
 			const detailsUnknown = answers.has(detailsUnknownEntry(id));
-			const nameChanged = !detailsUnknown && status !== 'N' && !answers.has(nameEntry(id, now.n));
-			const addressChanged =
-				!detailsUnknown && status !== 'N' && !answers.has(addressEntry(id, now.a));
-			// The static data's old value where the store confirms it was the last one.
+			const registeredNow = now.s !== 'N';
+			const nameChanged = !detailsUnknown && status !== 'N' && !(registeredNow && held.name);
+			const addressChanged = !detailsUnknown && status !== 'N' && !(registeredNow && held.address);
+			// The static data's old value where the store confirms it was the last one (asked in step 2
+			// unless it is the current one, which step 1 found missing).
 			const old = <F extends 'n' | 'a'>(
 				field: F,
 				entry: (id: string, value: string | undefined) => string,
-			) => (before && answers.has(entry(id, before[field])) ? before[field] : undefined);
+			) =>
+				before &&
+				before.s !== 'N' &&
+				!(registeredNow && before[field] === now[field]) &&
+				answers.has(entry(id, before[field]))
+					? before[field]
+					: undefined;
 			const oldName = nameChanged ? old('n', nameEntry) : now.n;
 			const oldAddress = addressChanged ? old('a', addressEntry) : now.a;
 			const previous: PreviousSnapshot = {
@@ -379,16 +406,22 @@ export class ProcessedItemsMemory implements WatchMemory {
 
 		this.carried = [];
 		for (const id of carriedWhole) pushEntriesOf(this.carried, id, saved(id)!);
-		for (const id of statusOnly) {
-			const status = storeIsNew
-				? undefined
-				: statusOf(id, askedNotRegistered(id) ? 'N' : undefined);
+		for (const [id, { asked: askedStatus, held }] of statusOnly) {
+			const status = storeIsNew ? undefined : statusOf(id, askedStatus, held);
 			if (status === 'N') this.carried.push(statusEntry(id, 'N'));
 			else if (status !== undefined)
 				this.carried.push(statusEntry(id, status), detailsUnknownEntry(id));
 		}
-		this.notAsSaved = statusOnly;
-		return known;
+		this.notAsSaved = [...statusOnly.keys()];
+		// An unchanged company is compared with itself (a change is never shown against it): made when asked for.
+		const changedIds = this.changed;
+		return {
+			get: (id) => {
+				if (changedIds.has(id)) return known.get(id);
+				const now = current.get(id);
+				return now && { previous: now };
+			},
+		};
 	}
 
 	async remember(

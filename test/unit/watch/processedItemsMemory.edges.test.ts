@@ -61,21 +61,21 @@ function worker(store = new HarnessStore(), withRemove = true) {
 const A = registered('Active');
 
 describe('the store alone, as on a queue-mode worker', () => {
-	it('a first run counts, asks nothing, and writes four entries a registered company, one an unregistered', async () => {
+	it('a first run counts, asks nothing, and writes three entries a registered company, one an unregistered', async () => {
 		const watch = worker();
 		expect((await watch.run([A, NOT_REGISTERED])).map((found) => found.event)).toEqual([
 			'firstSeen',
 			'firstSeen',
 		]);
-		expect(watch.calls).toEqual(['count', 'clear', 'record 5']);
-		expect(watch.entries()).toBe(5);
+		expect(watch.calls).toEqual(['count', 'clear', 'record 4']);
+		expect(watch.entries()).toBe(4);
 	});
 
-	it('a quiet run asks each company once and writes nothing', async () => {
+	it("a quiet run asks each company's entries once, in one call, and writes nothing", async () => {
 		const watch = worker();
 		await watch.run([A, A, NOT_REGISTERED]);
 		expect(await watch.run([A, A, NOT_REGISTERED])).toEqual([]);
-		expect(watch.calls).toEqual(['count', 'record 3']);
+		expect(watch.calls).toEqual(['count', 'record 7']);
 	});
 
 	it('a status change: the previous status from the store, the name and address as they are', async () => {
@@ -92,7 +92,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		]);
 		expect(await watch.run([registered('Inactive')])).toEqual([]);
 		expect((await watch.run([A])).map((found) => found.event)).toEqual(['turnedActive']);
-		expect(watch.entries()).toBe(4);
+		expect(watch.entries()).toBe(3);
 	});
 
 	it.each<[string, CompanyRecord, string[]]>([
@@ -136,9 +136,9 @@ describe('the store alone, as on a queue-mode worker', () => {
 		await watch.run([A, A]);
 		expect(await watch.run([A, A], [1])).toEqual([]);
 		// The row keeps its status and that its details are unknown, again while it fails.
-		expect(watch.entries()).toBe(6);
+		expect(watch.entries()).toBe(5);
 		expect(await watch.run([A, A], [1])).toEqual([]);
-		expect(watch.entries()).toBe(6);
+		expect(watch.entries()).toBe(5);
 		expect(
 			(await watch.run([A, registered('Inactive', 'Alpha AG')])).map((found) => [
 				found.event,
@@ -152,7 +152,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		const watch = worker();
 		await watch.run([A, NOT_REGISTERED]);
 		await watch.run([A, NOT_REGISTERED], [1]);
-		expect(watch.entries()).toBe(5);
+		expect(watch.entries()).toBe(4);
 		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['reregistered']);
 	});
 
@@ -180,15 +180,15 @@ describe('the store alone, as on a queue-mode worker', () => {
 		const watch = worker();
 		await watch.run([A]);
 		await watch.run([NOT_REGISTERED]);
-		// Step 1 its status entry; step 2 the other two statuses, the name, the address, whether details are known.
-		expect(watch.calls).toEqual(['count', 'record 1', 'record 5', 'clear', 'record 1']);
+		// Step 1 its status entry; step 2 the other two statuses and whether details are known.
+		expect(watch.calls).toEqual(['count', 'record 1', 'record 3', 'clear', 'record 1']);
 	});
 
 	it('a company failing on its first check is not in the row', async () => {
 		const watch = worker();
 		await watch.run([A]);
 		await watch.run([A, A], [1]);
-		expect(watch.entries()).toBe(4);
+		expect(watch.entries()).toBe(3);
 		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['firstSeen']);
 	});
 
@@ -196,7 +196,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		const watch = worker();
 		await watch.run([A, A]);
 		await watch.run([A]);
-		expect(watch.entries()).toBe(4);
+		expect(watch.entries()).toBe(3);
 		expect((await watch.run([A, registered('Inactive')])).map((found) => found.event)).toEqual([
 			'firstSeen',
 		]);
@@ -215,8 +215,8 @@ describe('the store alone, as on a queue-mode worker', () => {
 
 	it('a company whose entries n8n trimmed away starts a new baseline, never a false change', async () => {
 		const watch = worker();
-		// Room for six entries: the first company's full and status entries go.
-		watch.store.capacity = 6;
+		// Room for five entries: the first company's status entry goes (its name and address stay).
+		watch.store.capacity = 5;
 		await watch.run([A, A]);
 		expect(
 			(await watch.run([registered('Inactive'), registered('Inactive')])).map((found) => [
@@ -240,6 +240,89 @@ describe('the store alone, as on a queue-mode worker', () => {
 		};
 		expect((await watch.run([registered('Inactive')])).map((found) => found.event)).toEqual([
 			'turnedInactive',
+		]);
+	});
+});
+
+/**
+ * The row as the version before this one wrote it (four entries a registered company: the whole record
+ * first), for companies at `records` (undefined: not registered).
+ */
+function rowOfEarlierVersion(records: Array<[string, string, string] | undefined>): string[] {
+	return records.flatMap((record, index) => {
+		const id = JSON.stringify(`de/HRB${index}`);
+		if (!record) return [`[${id},"status","N"]`];
+		const [status, name, address] = record.map((value) => JSON.stringify(value));
+		return [
+			`[${id},"company",${status},${name},${address}]`,
+			`[${id},"status",${status}]`,
+			`[${id},"name",${name}]`,
+			`[${id},"address",${address}]`,
+		];
+	});
+}
+
+describe('a row written by the version before (four entries a company), on a worker', () => {
+	it('its first run reports every change, no other event, and writes the row in three entries a company', async () => {
+		const watch = worker();
+		await watch.store.checkProcessedAndRecord(
+			rowOfEarlierVersion([
+				['A', 'Alpha GmbH', 'Hauptstr. 1'],
+				['A', 'Alpha GmbH', 'Hauptstr. 1'],
+				['A', 'Alpha GmbH', 'Hauptstr. 1'],
+			]),
+			'node',
+			STORE_CONTEXT,
+			{ mode: 'entries' },
+		);
+		expect(
+			await watch.run([A, registered('Inactive'), registered('Active', 'Alpha AG', 'Ring 2')]),
+		).toEqual([
+			{
+				at: 1,
+				event: 'turnedInactive',
+				fields: ['status'],
+				changes: { status: { previous: 'Active', current: 'Inactive' } },
+				previous: { s: 'A', n: 'Alpha GmbH', a: 'Hauptstr. 1' },
+			},
+			{
+				at: 2,
+				event: 'detailsChanged',
+				fields: ['officialName', 'registeredAddress'],
+				changes: {
+					officialName: { previous: null, current: 'Alpha AG' },
+					registeredAddress: { previous: null, current: 'Ring 2' },
+				},
+				previous: { s: 'A' },
+			},
+		]);
+		expect(watch.entries()).toBe(9);
+		expect(
+			await watch.run([A, registered('Inactive'), registered('Active', 'Alpha AG', 'Ring 2')]),
+		).toEqual([]);
+	});
+
+	it('a company not registered, and one the earlier version could not check, as that version left them', async () => {
+		const watch = worker();
+		await watch.store.checkProcessedAndRecord(
+			[
+				...rowOfEarlierVersion([undefined]),
+				'["de/HRB1","status","A"]',
+				'["de/HRB1","details","unknown"]',
+			],
+			'node',
+			STORE_CONTEXT,
+			{ mode: 'entries' },
+		);
+		expect(
+			(await watch.run([A, registered('Inactive', 'Alpha AG')])).map((found) => [
+				found.at,
+				found.event,
+				found.fields,
+			]),
+		).toEqual([
+			[0, 'reregistered', ['registration']],
+			[1, 'turnedInactive', ['status']],
 		]);
 	});
 });
@@ -292,7 +375,7 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 		).rejects.toThrow('deadlock detected');
 		restore();
 		// The last run's entries, and no more.
-		expect(watch.entries()).toBe(8);
+		expect(watch.entries()).toBe(6);
 		expect(
 			(await watch.run([noAddress, registered('Inactive', 'Alpha AG', null)])).map((found) => [
 				found.event,
@@ -347,7 +430,7 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 		const restore = failing(watch, 'checkProcessedAndRecord', 3);
 		await expect(watch.run([A, A])).rejects.toThrow('deadlock detected');
 		restore();
-		expect(watch.entries()).toBe(4);
+		expect(watch.entries()).toBe(3);
 		expect((await watch.run([A, A])).map((found) => [found.at, found.event])).toEqual([
 			[1, 'firstSeen'],
 		]);
@@ -368,8 +451,8 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 		const restore = failing(watch, 'checkProcessedAndRecord', 2);
 		await expect(watch.run([A, registered('Inactive')])).rejects.toThrow('deadlock detected');
 		restore();
-		expect(watch.removed).toEqual([['["de/HRB1","company","I","Alpha GmbH","Hauptstr. 1"]']]);
-		expect(watch.entries()).toBe(8);
+		expect(watch.removed).toEqual([['["de/HRB1","status","I"]']]);
+		expect(watch.entries()).toBe(6);
 	});
 
 	it('a store without removeProcessed: the run fails with its own error', async () => {

@@ -151,13 +151,13 @@ describe('a company not named whose registration a worker saw change', () => {
 		await run([NOT_REGISTERED, A]);
 		expect((await run([A, A], 'none')).events).toEqual(['0:reregistered']);
 		// Step 1: the mark, not held; the rest of step 1 (its status entry, not registered, and the other
-		// company); step 2: the other two statuses and whether its details are known.
+		// company's three); step 2: the other two statuses.
 		expect((await run([undefined, A])).calls).toEqual([
 			'record 1',
+			'record 4',
 			'record 2',
-			'record 3',
 			'clear',
-			'record 7',
+			'record 6',
 		]);
 		expect((await run([I, A], 'none')).events).toEqual(['0:turnedInactive']);
 	});

@@ -49,6 +49,31 @@ function watch(store: HarnessStore) {
 	return { run, edit: (edit: (saved: Record<string, unknown>) => void) => edit(saved) };
 }
 
+/**
+ * The row as the version before this one left it, the four companies Active: four entries a company (the
+ * whole record first, then status, name and address) and its mark last; returns that mark.
+ */
+async function earlierVersionRow(store: HarnessStore) {
+	await store.clearAllProcessedItems('node', STORE_CONTEXT);
+	const row = keys.flatMap(({ companyId }) => {
+		const id = JSON.stringify(`de/${companyId}`);
+		return [
+			`[${id},"company","A","Alpha GmbH","Hauptstr. 1"]`,
+			`[${id},"status","A"]`,
+			`[${id},"name","Alpha GmbH"]`,
+			`[${id},"address","Hauptstr. 1"]`,
+		];
+	});
+	const mark = { token: 'earlier', entries: 16, notAsSaved: [] };
+	await store.checkProcessedAndRecord(
+		[...row, JSON.stringify(['row written', mark.token, mark.entries, mark.notAsSaved])],
+		'node',
+		STORE_CONTEXT,
+		{ mode: 'entries' },
+	);
+	return mark;
+}
+
 const ACTIVE = [company('Active'), company('Active'), company('Active'), company('Active')];
 
 describe("a main-process run and the store's row its static data marks", () => {
@@ -58,8 +83,8 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const changed = [company('Active'), company('Inactive'), company('Active'), company('Active')];
 		expect(await run(changed)).toEqual({
 			events: ['1:turnedInactive (previous known)'],
-			// The mark and one full entry; the row written anew (four entries a company, and the mark).
-			calls: ['record 2', 'clear', 'record 17'],
+			// The mark and that company's three entries; the row written anew (three entries a company, and the mark).
+			calls: ['record 4', 'clear', 'record 13'],
 		});
 		// Quiet: the mark alone, nothing written.
 		expect(await run(changed)).toEqual({ events: [], calls: ['record 1'] });
@@ -76,7 +101,9 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const next = await run([...renamed, company('Inactive')]);
 		expect(next.events).toEqual(['3:turnedInactive (previous known)']);
 		// Some of the row held: no count; step 2 for the changed company; the row written anew.
-		expect(next.calls).toEqual(['record 3', 'record 2', 'record 8', 'clear', 'record 17']);
+		// The mark and the two companies unlike the static data, then the other two; step 2: the other two
+		// statuses and whether the details are known.
+		expect(next.calls).toEqual(['record 7', 'record 6', 'record 3', 'clear', 'record 13']);
 	});
 
 	it('a change of the address alone is asked, and reported with the old address', async () => {
@@ -86,7 +113,7 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const found = await run([...ACTIVE.slice(0, 3), moved]);
 		expect(found).toEqual({
 			events: ['3:detailsChanged (previous known)'],
-			calls: ['record 2', 'clear', 'record 17'],
+			calls: ['record 4', 'clear', 'record 13'],
 		});
 	});
 
@@ -137,7 +164,7 @@ describe("a main-process run and the store's row its static data marks", () => {
 			const { run, edit } = watch(new HarnessStore());
 			await run(ACTIVE);
 			edit((saved) => (saved.storeRow = mark));
-			expect((await run(ACTIVE)).calls).toEqual(['count', 'record 4', 'clear', 'record 17']);
+			expect((await run(ACTIVE)).calls).toEqual(['count', 'record 12', 'clear', 'record 13']);
 		},
 	);
 
@@ -151,10 +178,41 @@ describe("a main-process run and the store's row its static data marks", () => {
 		// A main process (static data of the first run: the old name) cannot check it either, and marks the row.
 		await run(renamed, 'loaded', [3]);
 		// Checked again: the name the worker reported is no change. The mark (its list names that company) is
-		// trusted: the mark and that company are asked.
+		// trusted: the mark and that company's three entries are asked.
 		const checked = await run(renamed);
 		expect(checked.events).toEqual([]);
-		expect(checked.calls[0]).toBe('record 2');
+		expect(checked.calls[0]).toBe('record 4');
+	});
+
+	it('a row and a mark the version before wrote (four entries a company): trusted, the change reported, the row written in three', async () => {
+		const store = new HarnessStore();
+		const { run, edit } = watch(store);
+		await run(ACTIVE);
+		const mark = await earlierVersionRow(store);
+		edit((saved) => (saved.storeRow = mark));
+		const changed = [company('Active'), company('Inactive'), company('Active'), company('Active')];
+		expect(await run(changed)).toEqual({
+			events: ['1:turnedInactive (previous known)'],
+			calls: ['record 4', 'clear', 'record 13'],
+		});
+		// A worker then reads the row as written: the next change, and only it.
+		const next = [company('Active'), company('Inactive'), company('Active', 'Alpha AG'), ACTIVE[3]];
+		expect(await run(next, 'none')).toEqual({
+			events: ['2:detailsChanged'],
+			// Step 2: its three statuses and whether its details are known.
+			calls: ['count', 'record 12', 'record 4', 'clear', 'record 12'],
+		});
+	});
+
+	it("a quiet first run on the version before's row writes it anew in three entries a company", async () => {
+		const store = new HarnessStore();
+		const { run, edit } = watch(store);
+		await run(ACTIVE);
+		const mark = await earlierVersionRow(store);
+		edit((saved) => (saved.storeRow = mark));
+		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1', 'clear', 'record 13'] });
+		expect(store.entriesOf('w', 'n')).toBe(13);
+		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1'] });
 	});
 
 	it('a row of no companies is marked too: the next run of none asks the mark alone', async () => {
