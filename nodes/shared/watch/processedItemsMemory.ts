@@ -15,14 +15,23 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * which values it held, appends the others and writes the row back, dropping the oldest beyond
  * `maxEntries`: linear. removeProcessed searches the whole row once per value: a run that removes one
  * value per company is quadratic (10,000 companies: 3 s; 100,000: minutes). clearAllProcessedItems
- * deletes the row. So a run reads once, compares, and writes the memory anew:
- *   1. records each company's full entry (status, name and address in one): those it held are unchanged;
- *   2. for the few that are not, asks for each status, the current name and address (and the static
- *      data's, where n8n loaded it): which status it had, and which of the details changed;
+ * deletes the row. So a run reads once, compares, and writes the memory anew, three entries a registered
+ * company (its status, its name, its address; one not registered: its status):
+ *   1. records each company's three entries: those it held all are unchanged, and of the others it says
+ *      which of status, name and address changed;
+ *   2. for the few that are not, asks the statuses it may have had, and whether only its status was known
+ *      (and the static data's name and address, where n8n loaded it and they are not the current ones);
  *   3. clears the row and records the current entries, company by company.
- * A company's entries go in one order, full entry first and status entry second: n8n drops the oldest
- * first, so a company whose status entry survived kept its name and address entries too. One whose
- * status entry was dropped is unknown: a new baseline, never a false change.
+ * A company's entries go in one order, status first: n8n drops the oldest first, so a company whose
+ * status entry survived kept its name and address entries too. One whose status entry was dropped is
+ * unknown: a new baseline, never a false change. Step 2 asks the status again where step 1 found it: n8n
+ * may have trimmed it since (step 1 records too), and with it what step 2 would find.
+ * Why three, not fewer: a worker must tell which of status, name and address changed, and know the
+ * company when name and address changed together; two entries ([id, status, name], [id, status,
+ * address]) would then know neither the company nor its status (a lost alert), and a status entry with
+ * one fingerprint of the rest could not tell the name from the address. The earlier version wrote a
+ * whole-record entry before these three (a quicker step 1 for a worker, 400,000 entries at 100,000
+ * companies instead of 300,000): a row it wrote holds every entry asked here, so an upgrade loses nothing.
  *
  * What each value costs (n8n 2.41.1, measured in bench/watch.ts): an MD5 hash each (about 3 µs), and each
  * call the whole row (parsed, a Set of it built, written back). So a run passes few values in few calls.
@@ -31,7 +40,7 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * the companies. A later run whose static data holds that mark, and whose row still holds it, knows the
  * row is exactly that run's: no other run wrote it since (every write clears the row first, so the
  * token goes), and
- * the row holds each company's four entries as the static data's snapshot says (except `notAsSaved`:
+ * the row holds each company's entries as the static data's snapshot says (except `notAsSaved`:
  * those not named then, whose entries were a status at most). Such a run asks in step 1 only the mark
  * and the companies whose record differs from the static data (what the row would answer for the
  * others is known: held), and takes the previous snapshot of those from the static data instead of
@@ -40,7 +49,7 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * Where the mark is missing (a worker wrote the row since, a run's static data was lost, the row was
  * emptied), the rest of step 1 is asked: the run then costs what it did without the mark (and, where the
  * row held none of it, a count tells an emptied row from one that holds others). The changed companies'
- * full entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
+ * entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
  * before. A row too long for the store's capacity gets no mark (n8n would trim what the mark vouches for).
  *
  * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
@@ -66,9 +75,9 @@ const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500
 const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
 
 /**
- * One entry: JSON, so that no company id, name or address can pose as another entry. The forms of
- * earlier versions, which wrote a whole-record entry (`[id,"company",...]`) before these three: a row
- * they wrote holds every entry asked here.
+ * One entry: JSON, so that no company id, name or address can pose as another entry. The forms earlier
+ * versions wrote too (after a whole-record entry, `[id,"company",...]`, no longer written): a row they
+ * wrote holds every entry asked here.
  */
 const json = (value: string | undefined) => JSON.stringify(value ?? null);
 const statusEntry = (id: string, status: CompanySnapshot['s'], idJson = json(id)) =>
