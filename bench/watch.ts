@@ -196,7 +196,7 @@ const mb = (bytes: number) => Math.round(bytes / 1_048_576);
 
 /**
  * `worker`: a queue-mode worker, which n8n starts without the static data (the store alone is the
- * memory, four entries a company); else a main process, where the static data is the notebook.
+ * memory, three entries a company); else a main process, where the static data is the notebook.
  */
 export async function memoryRuns(
 	size: number,
@@ -303,7 +303,7 @@ export async function watchBench(memoryOnly = false): Promise<void> {
 	const children: Array<[string, number, string]> = stores.flatMap((store) =>
 		SIZES.map((size): [string, number, string] => [store, size, 'main']),
 	);
-	// The queue-mode worker's path (the store alone, four entries a company), at the largest size.
+	// The queue-mode worker's path (the store alone, three entries a company), at the largest size.
 	children.splice(-1, 0, [stores[stores.length - 1], SIZES[SIZES.length - 1], 'worker']);
 	for (const [store, size, where] of children) {
 		const output = execFileSync(
