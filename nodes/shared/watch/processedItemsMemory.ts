@@ -154,10 +154,7 @@ class Asked {
 		let at = 0;
 		for (const [index, id] of this.ids.entries()) {
 			const snapshot = this.snapshots[index];
-			if (!this.asking) {
-				each(id, snapshot, { status: false, name: false, address: false });
-				continue;
-			}
+			// Where nothing was asked (no entries), the store is new and `isNew` says so of every entry.
 			const status = !isNew(this.entries[at]);
 			if (snapshot.s === 'N') {
 				at += 1;
@@ -231,9 +228,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			? mark.entries
 			: await this.call(async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS));
 		let storeIsNew = this.heldBefore === 0 && !mark;
-		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])].filter(
-			(id) => !current.has(id),
-		);
+		// Neither list names a company named now (the detector's and the static data's `kept` leave them out).
+		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])];
 
 		// 1. The entries of each company named now, and the static data's of those not checked. Those the
 		// marked row holds as the static data says are asked only if the row turns out not to be it.
@@ -287,8 +283,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 			}
 			deferred.length = 0;
 			absentDeferred.length = 0;
-			// The mark is in the row now: the row is written anew.
-			this.heldBefore = -1;
 			// Nothing held, not even the mark: the row may have been empty (a crash after the clear).
 			const recorded = 1 + asked.entries.length + absentAsked.entries.length;
 			if (firstNew.size === recorded && recorded < STORE_OPTIONS.maxEntries!) {
@@ -405,11 +399,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 				(!addressChanged || oldAddress !== undefined);
 			this.previousOfChanged.set(
 				id,
-				status === 'N'
-					? [statusEntry(id, 'N')]
-					: detailsKnown
-						? entriesOf(id, { s: status, n: oldName, a: oldAddress })
-						: [statusEntry(id, status), detailsUnknownEntry(id)],
+				// Not registered: its status entry alone, whatever the details.
+				status === 'N' || detailsKnown
+					? entriesOf(id, { s: status, n: oldName, a: oldAddress })
+					: [statusEntry(id, status), detailsUnknownEntry(id)],
 			);
 		}
 

@@ -202,6 +202,19 @@ describe('the store alone, as on a queue-mode worker', () => {
 		]);
 	});
 
+	it("an unregistered company before others (one entry, not three): each company's answers are its own", async () => {
+		const watch = worker();
+		await watch.run([NOT_REGISTERED, A, A]);
+		expect(
+			(
+				await watch.run([NOT_REGISTERED, registered('Inactive'), registered('Active', 'Alpha AG')])
+			).map((found) => [found.at, found.event, found.fields]),
+		).toEqual([
+			[1, 'turnedInactive', ['status']],
+			[2, 'detailsChanged', ['officialName']],
+		]);
+	});
+
 	it('a row holding two statuses of one company (a run stopped half-way) is not trusted: a new baseline', async () => {
 		const watch = worker();
 		await watch.run([A]);

@@ -1,7 +1,7 @@
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
-import { company, helpersOf, STORE_CONTEXT } from './storeFixtures';
+import { company, helpersOf, notRegistered, STORE_CONTEXT } from './storeFixtures';
 import { runOnStore } from './storeRun';
 
 // Issue 22: a main-process run whose static data was saved by the run that wrote the store's row (the row
@@ -73,6 +73,8 @@ async function earlierVersionRow(store: HarnessStore) {
 	);
 	return mark;
 }
+
+const NOT_REGISTERED = notRegistered();
 
 const ACTIVE = [company('Active'), company('Active'), company('Active'), company('Active')];
 
@@ -213,6 +215,62 @@ describe("a main-process run and the store's row its static data marks", () => {
 		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1', 'clear', 'record 13'] });
 		expect(store.entriesOf('w', 'n')).toBe(13);
 		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1'] });
+	});
+
+	describe("a main process after a worker wrote the row: the static data's old values, where the row confirms them", () => {
+		const checked = (records: CompanyRecord[]) =>
+			records.map((record, itemIndex) => ({ key: keys[itemIndex], record, itemIndex }));
+		const moved = (address: string) =>
+			({ ...company('Active'), registeredAddress: address }) as CompanyRecord;
+		const changesOf = (found: Awaited<ReturnType<typeof runOnStore>>['found']) =>
+			found.map((change) => [change.itemIndex, change.change.changes]);
+
+		it('confirmed: the old name and address shown', async () => {
+			const helpers = helpersOf(new HarnessStore());
+			const { data } = await runOnStore(helpers, {}, checked(ACTIVE), [], 1);
+			// A worker sees the first company turn inactive (and writes the row without a mark).
+			const turned = [company('Inactive'), ...ACTIVE.slice(1)];
+			await runOnStore(helpers, undefined, checked(turned), [], 2);
+			const { found } = await runOnStore(
+				helpers,
+				data,
+				checked([company('Inactive'), company('Active', 'Alpha SE'), NOT_REGISTERED, ACTIVE[3]]),
+				[],
+				3,
+			);
+			expect(changesOf(found)).toEqual([
+				[1, { officialName: { previous: 'Alpha GmbH', current: 'Alpha SE' } }],
+				[2, { registration: { previous: true, current: false } }],
+			]);
+			// Day 1 of 2026, the static data's; the deregistered company's old name and address too.
+			const before = { s: 'A', n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 20_454 };
+			expect(found.map((change) => change.previous)).toEqual([before, before]);
+		});
+
+		it("not confirmed (a worker saw another name and address since): the old values unknown, not the static data's", async () => {
+			const helpers = helpersOf(new HarnessStore());
+			const { data } = await runOnStore(helpers, {}, checked(ACTIVE), [], 1);
+			const seen = [
+				ACTIVE[0],
+				company('Active', 'Alpha AG'),
+				moved('Ring 2'),
+				company('Active', 'Alpha AG'),
+			];
+			await runOnStore(helpers, undefined, checked(seen), [], 2);
+			// The static data (the first run's) says Alpha GmbH at Hauptstr. 1 of each; the row says otherwise.
+			const { found } = await runOnStore(
+				helpers,
+				data,
+				checked([ACTIVE[0], company('Active', 'Alpha SE'), moved('Ring 3'), ACTIVE[3]]),
+				[],
+				3,
+			);
+			expect(changesOf(found)).toEqual([
+				[1, { officialName: { previous: null, current: 'Alpha SE' } }],
+				[2, { registeredAddress: { previous: null, current: 'Ring 3' } }],
+				[3, { officialName: { previous: null, current: 'Alpha GmbH' } }],
+			]);
+		});
 	});
 
 	it('a row of no companies is marked too: the next run of none asks the mark alone', async () => {
