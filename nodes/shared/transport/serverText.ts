@@ -22,7 +22,8 @@ const CONTROL = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 /**
  * The ways servers write a secret back: as sent; percent-encoded with upper-case hex (encodeURIComponent,
  * most stacks), lower-case hex (.NET's UrlEncode) or `+` for spaces (forms); JSON-escaped, also with `\/`
- * for `/` (PHP's json_encode, JSON nested in a message).
+ * for `/` (PHP's json_encode, JSON nested in a message); base64, standard or URL-safe (an echoed
+ * `Basic id:secret` or Authorization header).
  */
 function writingsOf(secret: string): Set<string> {
 	const percent = encodeURIComponent(secret);
@@ -36,17 +37,56 @@ function writingsOf(secret: string): Set<string> {
 		lowerHex.replace(/%20/g, '+'),
 		json,
 		json.replace(/\//g, '\\/'),
+		...base64Writings(secret),
 	]);
+}
+
+/**
+ * The writings of one run's secrets, made once for all its records and messages (each run passes one
+ * list of secrets along), and gone with that list: no secret outlives its run here.
+ */
+const writingsOfRun = new WeakMap<ReadonlyArray<string | undefined>, string[]>();
+
+function allWritingsOf(secrets: ReadonlyArray<string | undefined>): string[] {
+	const known = writingsOfRun.get(secrets);
+	if (known) return known;
+	// Very short values would redact ordinary words; a real secret or token is longer.
+	const writings = secrets
+		.filter((secret): secret is string => secret !== undefined && secret.length >= 4)
+		.flatMap((secret) => [...writingsOf(secret)]);
+	writingsOfRun.set(secrets, writings);
+	return writings;
+}
+
+/** Shorter base64 runs could match ordinary text. */
+const MIN_BASE64_RUN = 6;
+
+/**
+ * The secret's bytes in base64 wherever it starts in a longer encoded text: its offset in a three-byte
+ * group (0, 1 or 2) changes every character, so each offset gives its own run, without the characters
+ * that also carry bits of the bytes around it.
+ */
+function base64Writings(secret: string): string[] {
+	const bytes = new TextEncoder().encode(secret);
+	const writings: string[] = [];
+	for (const offset of [0, 1, 2]) {
+		let padded = '\0'.repeat(offset);
+		// One character per byte, as btoa takes them (a token may be too long to spread into arguments).
+		for (const byte of bytes) padded += String.fromCharCode(byte);
+		const run = btoa(padded).slice(
+			Math.ceil((offset * 8) / 6),
+			Math.floor(((offset + bytes.length) * 8) / 6),
+		);
+		if (run.length < MIN_BASE64_RUN) continue;
+		writings.push(run, run.replace(/\+/g, '-').replace(/\//g, '_'));
+	}
+	return writings;
 }
 
 /** Removes every occurrence of the given secrets, in each of the writings above, and nothing else. */
 export function removeSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
 	let result = text;
-	for (const secret of secrets) {
-		// Very short values would redact ordinary words; a real secret or token is longer.
-		if (!secret || secret.length < 4) continue;
-		for (const form of writingsOf(secret)) result = result.split(form).join(REDACTED);
-	}
+	for (const form of allWritingsOf(secrets)) result = result.split(form).join(REDACTED);
 	return result;
 }
 
