@@ -280,12 +280,26 @@ export class CompanyRegistryApi implements ICredentialType {
 			disableFollowRedirect: true,
 			sendCredentialsOnCrossOriginRedirect: false,
 		},
-		rules: REDIRECT_STATUSES.map((status) => ({
-			type: 'responseCode' as const,
-			properties: {
-				value: status,
-				message: `The registry answered with a redirect (HTTP ${status}), which the Test does not follow: the access token is only ever sent to the Base URL. If the registry has moved, set the Base URL to its new address.`,
+		// n8n's type lists one kind of rule; its CredentialsTester reads each rule by its own type, responseCode
+		// rules on a failed status and responseSuccessBody rules on a 2xx, so both kinds go in one list.
+		rules: [
+			...REDIRECT_STATUSES.map((status) => ({
+				type: 'responseCode' as const,
+				properties: {
+					value: status,
+					message: `The registry answered with a redirect (HTTP ${status}), which the Test does not follow: the access token is only ever sent to the Base URL. If the registry has moved, set the Base URL to its new address.`,
+				},
+			})),
+			{
+				// n8n takes any 2xx as success: a web site or another API that answers 200 to every path would pass.
+				type: 'responseSuccessBody' as const,
+				properties: {
+					key: 'isRegistered',
+					value: undefined,
+					message:
+						'The Base URL answered the Test lookup with no company record (no isRegistered field): check that the Base URL is the registry API host without /v1, e.g. https://api.verifiet.com.',
+				},
 			},
-		})),
+		] as ICredentialTestRequest['rules'],
 	};
 }
