@@ -115,12 +115,15 @@ export function serverText(
 
 /** An address for a message: without user information, and only its origin and path. */
 export function displayUrl(url: string): string {
+	const asWritten = () => escapeControls(url.replace(USERINFO, '$1')).slice(0, MAX_SERVER_TEXT);
 	try {
 		const parsed = new URL(url);
+		// A scheme with no origin (`javascript:`, or `api.example.com:443` read as one) would show as "null…".
+		if (parsed.origin === 'null') return asWritten();
 		parsed.username = '';
 		parsed.password = '';
 		return `${parsed.origin}${parsed.pathname === '/' ? '' : parsed.pathname}`;
 	} catch {
-		return escapeControls(url.replace(USERINFO, '$1')).slice(0, MAX_SERVER_TEXT);
+		return asWritten();
 	}
 }
