@@ -41,21 +41,57 @@ function writingsOf(secret: string): Set<string> {
 	]);
 }
 
+/** What is removed for one run's secrets: their writings, and every piece of MIN_PIECE characters. */
+interface Removals {
+	writings: string[];
+	pieces: Set<string>;
+}
+
 /**
- * The writings of one run's secrets, made once for all its records and messages (each run passes one
+ * A piece of a secret this long is removed wherever it stands: a secret echoed cut in pieces (a header
+ * cut at a column width, two halves in two fields) is still the secret to whoever joins them. Shorter
+ * pieces could be ordinary text.
+ */
+const MIN_PIECE = 16;
+
+/**
+ * The removals for one run's secrets, made once for all its records and messages (each run passes one
  * list of secrets along), and gone with that list: no secret outlives its run here.
  */
-const writingsOfRun = new WeakMap<ReadonlyArray<string | undefined>, string[]>();
+const removalsOfRun = new WeakMap<ReadonlyArray<string | undefined>, Removals>();
 
-function allWritingsOf(secrets: ReadonlyArray<string | undefined>): string[] {
-	const known = writingsOfRun.get(secrets);
+function removalsOf(secrets: ReadonlyArray<string | undefined>): Removals {
+	const known = removalsOfRun.get(secrets);
 	if (known) return known;
 	// Very short values would redact ordinary words; a real secret or token is longer.
-	const writings = secrets
-		.filter((secret): secret is string => secret !== undefined && secret.length >= 4)
-		.flatMap((secret) => [...writingsOf(secret)]);
-	writingsOfRun.set(secrets, writings);
-	return writings;
+	const real = secrets.filter(
+		(secret): secret is string => secret !== undefined && secret.length >= 4,
+	);
+	const pieces = new Set<string>();
+	for (const secret of real)
+		for (let start = 0; start + MIN_PIECE <= secret.length; start++)
+			pieces.add(secret.slice(start, start + MIN_PIECE));
+	const removals = { writings: real.flatMap((secret) => [...writingsOf(secret)]), pieces };
+	removalsOfRun.set(secrets, removals);
+	return removals;
+}
+
+/** Every stretch of `text` made of pieces of a secret, replaced by one REDACTED. */
+function removePieces(text: string, pieces: Set<string>): string {
+	if (pieces.size === 0) return text;
+	let result = '';
+	/** Where the text not yet copied starts, and where the stretch being removed ends. */
+	let copied = 0;
+	let removedTo = -1;
+	for (let start = 0; start + MIN_PIECE <= text.length; start++) {
+		if (!pieces.has(text.slice(start, start + MIN_PIECE))) continue;
+		if (start > removedTo) {
+			result += `${text.slice(copied, start)}${REDACTED}`;
+		}
+		removedTo = start + MIN_PIECE;
+		copied = removedTo;
+	}
+	return result + text.slice(copied);
 }
 
 /** Shorter base64 runs could match ordinary text. */
@@ -83,11 +119,12 @@ function base64Writings(secret: string): string[] {
 	return writings;
 }
 
-/** Removes every occurrence of the given secrets, in each of the writings above, and nothing else. */
+/** Removes every occurrence of the given secrets, in each of the writings above, and their pieces. */
 export function removeSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
+	const { writings, pieces } = removalsOf(secrets);
 	let result = text;
-	for (const form of allWritingsOf(secrets)) result = result.split(form).join(REDACTED);
-	return result;
+	for (const form of writings) result = result.split(form).join(REDACTED);
+	return removePieces(result, pieces);
 }
 
 /** Removes the given secrets, anything shaped like a token, and URL user information. */
