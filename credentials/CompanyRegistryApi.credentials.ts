@@ -12,6 +12,7 @@ import { z } from 'zod';
 
 import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/transport/boundedBody';
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
+import { TRANSIENT_STATUSES } from '../nodes/shared/transport/retryPolicy';
 import { wait } from '../nodes/shared/transport/wait';
 
 /**
@@ -101,6 +102,104 @@ function tokenDeadlineError(tokenUrl: string, timeoutMs: number): Error {
 	);
 }
 
+/** Tries of the token request that meets a transient failure: a 5xx, a 429, a dropped connection. */
+const TOKEN_ATTEMPTS = 3;
+/** The wait before the second try; doubled before the third. */
+const TOKEN_BACKOFF_MS = 250;
+/** The statuses a try again may mend: the registry's transient ones, and a rate limit's. */
+const TOKEN_TRANSIENT_STATUSES = new Set([...TRANSIENT_STATUSES, 429]);
+
+/** One try of the token request: the answer read (at most MAX_ANSWER_BYTES), or what it threw. */
+type TokenTry = { answer: { status: number; body: BodyRead } } | { thrown: unknown };
+
+async function exchangeOnce(
+	helper: IHttpRequestHelper,
+	tokenUrl: string,
+	audience: string,
+	credentials: ICredentialDataDecryptedObject,
+	signal: AbortSignal,
+): Promise<TokenTry> {
+	try {
+		const response = (await helper.helpers.httpRequest({
+			method: 'POST',
+			url: tokenUrl,
+			headers: { 'content-type': 'application/json' },
+			body: {
+				client_id: credentials.clientId,
+				client_secret: credentials.clientSecret,
+				audience,
+				grant_type: 'client_credentials',
+			},
+			json: true,
+			// The body holds the client secret: it goes to the Auth URL and nowhere else.
+			disableFollowRedirect: true,
+			// Read as a stream, and only so far (boundedBody.ts): every status comes back to be read.
+			encoding: 'stream',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: CompanyRegistryApi.tokenTimeoutMs,
+			abortSignal: signal,
+		})) as IN8nHttpFullResponse;
+		return {
+			answer: {
+				status: response.statusCode,
+				body: await readBoundedBody(
+					response.body,
+					response.headers as Record<string, unknown>,
+					undefined,
+					signal,
+				),
+			},
+		};
+	} catch (error) {
+		return { thrown: error };
+	}
+}
+
+/**
+ * No answer (a dropped or refused connection), one that broke off, or a transient status. A request
+ * cancelled (its lookup's deadline passed, the execution stopped) is not tried again.
+ */
+function isTransient(result: TokenTry): boolean {
+	if ('thrown' in result) {
+		const thrown = (result.thrown ?? {}) as HttpFailure & { code?: string; name?: string };
+		const cancelled =
+			thrown.code === 'ERR_CANCELED' ||
+			thrown.name === 'CanceledError' ||
+			thrown.name === 'AbortError';
+		return !cancelled && thrown.response?.status === undefined;
+	}
+	const { status, body } = result.answer;
+	return (
+		body.kind === 'interrupted' || (body.kind === 'read' && TOKEN_TRANSIENT_STATUSES.has(status))
+	);
+}
+
+/** The access token of a try's answer, or the error that says what went wrong. */
+function tokenOf(
+	result: TokenTry,
+	tokenUrl: string,
+	audience: string,
+	secret: string,
+): { accessToken: string } {
+	if ('thrown' in result) throw tokenExchangeError(result.thrown, tokenUrl, audience, secret);
+	const { status, body } = result.answer;
+	if (body.kind === 'oversized') {
+		throw new Error(
+			`The token endpoint ${displayUrl(tokenUrl)} answered with more than ${kilobytes(body.limitBytes)}${body.declaredBytes !== undefined ? ` (Content-Length ${body.declaredBytes} bytes)` : ' after decompression'}; a token answer is a few KB. Check the credential's Auth URL.`,
+		);
+	}
+	if (body.kind === 'interrupted') throw tokenExchangeError({}, tokenUrl, audience, secret);
+	if (status < 200 || status >= 300) {
+		throw tokenExchangeError({ response: { status, data: body.body } }, tokenUrl, audience, secret);
+	}
+	const token = tokenResponseSchema.safeParse(body.body);
+	if (!token.success) {
+		throw new Error(`The token endpoint ${displayUrl(tokenUrl)} answered without an access_token`);
+	}
+	return { accessToken: token.data.access_token };
+}
+
 export class CompanyRegistryApi implements ICredentialType {
 	/**
 	 * A token exchange whose whole answer, body included, has not arrived within this long has failed
@@ -179,8 +278,8 @@ export class CompanyRegistryApi implements ICredentialType {
 		const audience = audienceFor(credentials);
 		const secret = String(credentials.clientSecret ?? '');
 		const timeoutMs = CompanyRegistryApi.tokenTimeoutMs;
-		let answer: { status: number; body: BodyRead };
-		// The deadline ends the request, or destroys its body if the headers came: no socket is left open.
+		// The deadline, for every try together, ends the request, or destroys its body if the headers came:
+		// no socket is left open.
 		const deadline = new AbortController();
 		let expired = false;
 		void wait(timeoutMs, deadline.signal).then((passed) => {
@@ -188,66 +287,21 @@ export class CompanyRegistryApi implements ICredentialType {
 			if (passed) deadline.abort();
 		});
 		try {
-			const response = (await this.helpers.httpRequest({
-				method: 'POST',
-				url: tokenUrl,
-				headers: { 'content-type': 'application/json' },
-				body: {
-					client_id: credentials.clientId,
-					client_secret: credentials.clientSecret,
-					audience,
-					grant_type: 'client_credentials',
-				},
-				json: true,
-				// The body holds the client secret: it goes to the Auth URL and nowhere else.
-				disableFollowRedirect: true,
-				// Read as a stream, and only so far (boundedBody.ts): every status comes back to be read.
-				encoding: 'stream',
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				timeout: timeoutMs,
-				abortSignal: deadline.signal,
-			})) as IN8nHttpFullResponse;
-			answer = {
-				status: response.statusCode,
-				body: await readBoundedBody(
-					response.body,
-					response.headers as Record<string, unknown>,
-					undefined,
-					deadline.signal,
-				),
-			};
-		} catch (error) {
-			throw expired
-				? tokenDeadlineError(tokenUrl, timeoutMs)
-				: tokenExchangeError(error, tokenUrl, audience, secret);
+			for (let attempt = 1; ; attempt++) {
+				const answer = await exchangeOnce(this, tokenUrl, audience, credentials, deadline.signal);
+				if (expired) throw tokenDeadlineError(tokenUrl, timeoutMs);
+				// An auth server's blip (a 5xx, a 429, a dropped connection) must not fail every row of a sheet.
+				if (
+					isTransient(answer) &&
+					attempt < TOKEN_ATTEMPTS &&
+					(await wait(TOKEN_BACKOFF_MS * 2 ** (attempt - 1), deadline.signal))
+				)
+					continue;
+				return tokenOf(answer, tokenUrl, audience, secret);
+			}
 		} finally {
 			deadline.abort();
 		}
-		if (answer.body.kind === 'interrupted' && expired)
-			throw tokenDeadlineError(tokenUrl, timeoutMs);
-		if (answer.body.kind === 'oversized') {
-			throw new Error(
-				`The token endpoint ${displayUrl(tokenUrl)} answered with more than ${kilobytes(answer.body.limitBytes)}${answer.body.declaredBytes !== undefined ? ` (Content-Length ${answer.body.declaredBytes} bytes)` : ' after decompression'}; a token answer is a few KB. Check the credential's Auth URL.`,
-			);
-		}
-		if (answer.body.kind === 'interrupted')
-			throw tokenExchangeError({}, tokenUrl, audience, secret);
-		if (answer.status < 200 || answer.status >= 300) {
-			throw tokenExchangeError(
-				{ response: { status: answer.status, data: answer.body.body } },
-				tokenUrl,
-				audience,
-				secret,
-			);
-		}
-		const token = tokenResponseSchema.safeParse(answer.body.body);
-		if (!token.success) {
-			throw new Error(
-				`The token endpoint ${displayUrl(tokenUrl)} answered without an access_token`,
-			);
-		}
-		return { accessToken: token.data.access_token };
 	}
 
 	/**
@@ -280,12 +334,26 @@ export class CompanyRegistryApi implements ICredentialType {
 			disableFollowRedirect: true,
 			sendCredentialsOnCrossOriginRedirect: false,
 		},
-		rules: REDIRECT_STATUSES.map((status) => ({
-			type: 'responseCode' as const,
-			properties: {
-				value: status,
-				message: `The registry answered with a redirect (HTTP ${status}), which the Test does not follow: the access token is only ever sent to the Base URL. If the registry has moved, set the Base URL to its new address.`,
+		// n8n's type lists one kind of rule; its CredentialsTester reads each rule by its own type, responseCode
+		// rules on a failed status and responseSuccessBody rules on a 2xx, so both kinds go in one list.
+		rules: [
+			...REDIRECT_STATUSES.map((status) => ({
+				type: 'responseCode' as const,
+				properties: {
+					value: status,
+					message: `The registry answered with a redirect (HTTP ${status}), which the Test does not follow: the access token is only ever sent to the Base URL. If the registry has moved, set the Base URL to its new address.`,
+				},
+			})),
+			{
+				// n8n takes any 2xx as success: a web site or another API that answers 200 to every path would pass.
+				type: 'responseSuccessBody' as const,
+				properties: {
+					key: 'isRegistered',
+					value: undefined,
+					message:
+						'The Base URL answered the Test lookup with no company record (no isRegistered field): check that the Base URL is the registry API host without /v1, e.g. https://api.verifiet.com.',
+				},
 			},
-		})),
+		] as ICredentialTestRequest['rules'],
 	};
 }

@@ -29,7 +29,8 @@ interface RequestFailure {
  * the test request, run by n8n-core's RoutingNode in 'internal' mode with the decrypted credential, so
  * the request goes through httpRequestWithAuthentication with preAuthentication and `authenticate`.
  * Its verdict is n8n's: a rule matching the status, else any status outside 2xx is an Error with the
- * status text, a network failure an Error with its code.
+ * status text, a network failure an Error with its code; a 2xx answer, a responseSuccessBody rule whose
+ * key has its value in the answer.
  */
 export async function testCredential(
 	engine: Engine,
@@ -98,8 +99,9 @@ export async function testCredential(
 		{ node, data: {}, source: null },
 		[],
 	);
+	let response: Awaited<ReturnType<RoutingNode['runNode']>>;
 	try {
-		await new RoutingNode(executeContext, nodeTypeCopy, credentialsDecrypted).runNode();
+		response = await new RoutingNode(executeContext, nodeTypeCopy, credentialsDecrypted).runNode();
 	} catch (error) {
 		const failure = error as RequestFailure;
 		const response = failure.cause?.response;
@@ -120,5 +122,22 @@ export async function testCredential(
 		}
 		return { status: 'Error', message: String(failure.message) };
 	}
+	// A 2xx answer: n8n then checks each responseSuccessBody rule against the first item's json.
+	for (const rule of test.rules ?? []) {
+		if (rule.type !== 'responseSuccessBody') continue;
+		const json = response?.[0]?.[0]?.json as unknown;
+		if (valueAt(json, rule.properties.key) === rule.properties.value)
+			return { status: 'Error', message: rule.properties.message };
+	}
 	return { status: 'OK', message: 'Connection successful!' };
+}
+
+/** lodash's `get` for a dotted key, as n8n reads a responseSuccessBody rule's key. */
+function valueAt(value: unknown, key: string): unknown {
+	let current = value;
+	for (const part of key.split('.')) {
+		if (current === null || current === undefined) return undefined;
+		current = (current as Record<string, unknown>)[part];
+	}
+	return current;
 }

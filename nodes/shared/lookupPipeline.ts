@@ -24,7 +24,7 @@ import {
 	registryRequest,
 	type RequestSettings,
 } from './transport/registryRequest';
-import { redact, removeSecrets } from './transport/serverText';
+import { displayUrl, redact, removeSecrets } from './transport/serverText';
 
 /**
  * The path of a row, shared by Look Up, Watch for Changes and the trigger: input fields → lookup key
@@ -112,6 +112,15 @@ export function lookupSettings(
 		maxRequestsPerSecond:
 			maxRequestsPerSecond > 0 ? Math.max(0.01, maxRequestsPerSecond) : undefined,
 	};
+}
+
+/** Hosts are often written without their scheme: n8n would then say only "Invalid URL", for every row. */
+function checkBaseUrl(baseUrl: string): void {
+	if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
+		throw new Error(
+			`The credential's Base URL '${displayUrl(baseUrl)}' is not an http(s) address: write it with its scheme, e.g. https://api.verifiet.com`,
+		);
+	}
 }
 
 /**
@@ -232,6 +241,7 @@ export async function lookUpRows(
 	try {
 		credentials = await context.getCredentials(CREDENTIAL_TYPE);
 		settings = lookupSettings(credentials, options);
+		checkBaseUrl(settings.baseUrl);
 	} catch (error) {
 		// No usable credential or a broken option: every row fails with it. Thrown under "continue",
 		// n8n would pass the input rows on through the first output, where a failed check could pass

@@ -111,6 +111,13 @@ export function checkCompanyRecord(body: unknown, now: number = Date.now()): Rec
 		const shown = typeof body === 'string' ? truncate(body) : JSON.stringify(body);
 		return { valid: false, problem: `the response body is not a JSON object: ${shown}` };
 	}
+	const deep = Object.entries(body).find(([, value]) => nestingDepth(value) > MAX_NESTING);
+	if (deep) {
+		return {
+			valid: false,
+			problem: `field '${deep[0]}' nests deeper than ${MAX_NESTING} levels, which no company record does`,
+		};
+	}
 	const parsed = companyRecordSchema.safeParse(body);
 	if (parsed.success) {
 		const record = parsed.data;
@@ -133,6 +140,23 @@ export function checkCompanyRecord(body: unknown, now: number = Date.now()): Rec
 				? `${truncate(value)} (${value.length} characters)`
 				: JSON.stringify(value);
 	return { valid: false, problem: `field '${field}' is ${shownValue}: ${describeIssue(issue)}` };
+}
+
+/**
+ * The deepest a field a registry adds may nest. Records are flat; a field nested thousands of levels deep
+ * (64 KB of `[[[…]]]`) would overflow the stack of whatever walks it next: the secrets' removal, n8n.
+ */
+const MAX_NESTING = 32;
+
+/** How deep `value` nests, counted only up to just past MAX_NESTING, so the count itself cannot overflow. */
+function nestingDepth(value: unknown, depth = 0): number {
+	if (typeof value !== 'object' || value === null || depth > MAX_NESTING) return depth;
+	let deepest = depth + 1;
+	for (const entry of Object.values(value)) {
+		deepest = Math.max(deepest, nestingDepth(entry, depth + 1));
+		if (deepest > MAX_NESTING) break;
+	}
+	return deepest;
 }
 
 function describeIssue(issue: z.ZodIssue): string {

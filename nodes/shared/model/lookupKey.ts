@@ -65,8 +65,12 @@ export const MAX_FIELD_LENGTH = 100;
 
 /** A lone UTF-16 surrogate: JSON from a webhook may carry one, and no URL can encode it. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** C0 and C1 controls and the bidirectional formatting characters: never part of an identifier. */
-const CONTROL = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+/**
+ * C0 and C1 controls and the invisible formatting characters (bidi marks, zero-width space and joiners,
+ * soft hyphen, a byte-order mark inside the text): never part of an identifier, and a copied id that
+ * carries one is another id to the registry, which then knows no such company.
+ */
+const CONTROL = /[\p{Cc}\p{Cf}]/u;
 
 const codePoint = (char: string) =>
 	`U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

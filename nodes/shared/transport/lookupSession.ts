@@ -175,6 +175,7 @@ export class LookupSession {
 			case 'token-refused':
 				return final(failed(this.refuseToken(answer)));
 			case 'oversized':
+			case 'undecodable':
 				return final(failed(answer));
 			case 'no-response': {
 				const { reason, code } = answer;

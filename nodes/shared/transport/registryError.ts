@@ -15,6 +15,8 @@ export type LookupFailure =
 	| { kind: 'redirect'; status: number; location?: string }
 	/** An answer larger than the node reads (after decompression): not a record, whatever it holds. */
 	| { kind: 'oversized'; limitBytes: number; declaredBytes?: number }
+	/** An answer not in the Content-Encoding it names: not read, whatever it holds. */
+	| { kind: 'undecodable'; status: number; code: string }
 	/** A 200 whose body breaks the company record contract. */
 	| { kind: 'contract'; problem: string }
 	| { kind: 'forbidden'; body: unknown; grantedScopes?: string }
@@ -177,6 +179,12 @@ export function describeFailure(
 				description: `${about}. Nothing of the answer was passed on. If the Base URL is right, the registry or something between it and n8n sends answers that are no company record.`,
 			};
 		}
+		case 'undecodable':
+			return {
+				message: `The registry's answer could not be decompressed: it is not in the Content-Encoding it names (HTTP ${failure.status})`,
+				// The decoder's code goes in the description: n8n replaces messages that contain an error code.
+				description: `${about}. The registry, or something between it and n8n, labelled its answer gzip, br or deflate and it was not (${safe(failure.code)}); nothing of it was passed on.`,
+			};
 		case 'contract':
 			return {
 				message: `The registry's answer is not a valid company record: ${safe(failure.problem)}`,

@@ -30,6 +30,8 @@ export type RegistryAnswer =
 	/** The credential's token exchange failed; its message already says what to fix. */
 	| { kind: 'credential'; message: string }
 	| { kind: 'cancelled' }
+	/** An answer that is not in the Content-Encoding it names (gzip, br, deflate): it could not be read. */
+	| { kind: 'undecodable'; status: number; code: string }
 	/** Larger than MAX_ANSWER_BYTES: not read, its connection closed. */
 	| Extract<BodyRead, { kind: 'oversized' }>;
 
@@ -147,6 +149,9 @@ export function registryRequest(
 					const headers = full.headers as Record<string, unknown>;
 					const read = await readBoundedBody(full.body, headers);
 					if (read.kind === 'oversized') return read;
+					if (read.kind === 'interrupted' && isDecompressionError(read.code))
+						// axios has removed the Content-Encoding header by now: the code says which decoder failed.
+						return { kind: 'undecodable', status: full.statusCode, code: read.code };
 					if (read.kind === 'interrupted')
 						return expired
 							? TIMED_OUT
@@ -196,6 +201,9 @@ export function registryRequest(
 		}
 	};
 }
+
+/** zlib's codes for a gzip or deflate stream that is none (Z_DATA_ERROR ...), and brotli's (ERR__ERROR_...). */
+const isDecompressionError = (code: string) => /^Z_|^ERR__ERROR_/.test(code);
 
 const TIMED_OUT: RegistryAnswer = { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' };
 
