@@ -1,6 +1,7 @@
 import {
 	LOWER_BOUND_GROWTH_PER_SECOND,
 	MIN_ANSWERS_FOR_RATE,
+	WAVE_DECREASE,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
@@ -90,6 +91,44 @@ describe('a first wave whose 429 came before any answer', () => {
 		const { state } = play(steps);
 		expect((limitOf(state, PAUSE_END) as { rate: number }).rate).toBeCloseTo(
 			climbed(boundOf(1)),
+			6,
+		);
+	});
+
+	it('a request sent at the very moment of the 429 is of its wave', () => {
+		// The only admitted one left at 1,001, the ms the 429 came (before it was heard).
+		const steps: Step[] = [
+			...Array.from({ length: 19 }, () => send(1_000)),
+			send(FIRST_429_AT),
+			...Array.from({ length: 19 }, () => refused(1_000, FIRST_429_AT)),
+			ok(FIRST_429_AT, 1_046),
+		];
+		const { state } = play(steps);
+		expect((limitOf(state, PAUSE_END) as { rate: number }).rate).toBeCloseTo(boundOf(1), 6);
+	});
+
+	it('a later wave never paces below what the first wave admitted per pause, a little less', () => {
+		// One admitted late: a lower bound of about one a second. A wave at the first request after the
+		// pause, with one admission over the span it measures, would cut the pace to half; the floor holds.
+		const { state } = play([...firstWave(1), send(PAUSE_END), refused(PAUSE_END, PAUSE_END + 1)]);
+		expect((limitOf(state, PAUSE_END + 1) as { rate: number }).rate).toBeCloseTo(
+			WAVE_DECREASE * boundOf(1),
+			6,
+		);
+	});
+});
+
+describe('a first wave answered before its 429', () => {
+	it('as many as a rate is measured from: a rate, over the pause, not a lower bound', () => {
+		// Five admitted, answered by 1,150, sent over 150 ms; refused at 1,160, within the pause of the
+		// first request: the pause counts from when sending began, and the rate over it alone.
+		const steps: Step[] = [];
+		for (let index = 0; index < MIN_ANSWERS_FOR_RATE; index++)
+			steps.push(send(1_000 + 30 * index), ok(1_000 + 30 * index, 1_010 + 30 * index));
+		steps.push(send(1_150), refused(1_150, 1_160));
+		const { state } = play(steps);
+		expect((limitOf(state, PAUSE_END) as { rate: number }).rate).toBeCloseTo(
+			MIN_ANSWERS_FOR_RATE,
 			6,
 		);
 	});
