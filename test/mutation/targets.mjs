@@ -109,6 +109,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/pace.edges.test.ts',
 		'test/unit/transport/rateControl/probe.edges.test.ts',
 		'test/unit/transport/rateControl/windowStormPause.test.ts',
+		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
@@ -117,6 +118,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
 		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
 		'test/unit/transport/rateControl/spellAdmitted.test.ts',
+		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,

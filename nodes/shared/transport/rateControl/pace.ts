@@ -3,6 +3,7 @@ import {
 	END_OF_WORK_S,
 	LONG_WORK_S,
 	LOWER_BOUND_GROWTH_PER_SECOND,
+	MIN_ANSWERS_FOR_RATE,
 	MIN_RATE,
 	PROBE_DOUBLING_ANSWERS,
 	PROBE_GROWTH_PER_SECOND,
@@ -15,6 +16,7 @@ import {
 	STORM_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_REQUESTS,
+	WAVE_DECREASE,
 } from './constants';
 
 /**
@@ -40,6 +42,23 @@ export interface PaceState {
 	creditCap: number;
 	/** When `credit` was reckoned; may lie ahead (credit begins at a pause's end). */
 	creditAt: number;
+	/** The first wave, while its answers still measure it (see firstWaveAnswered). */
+	firstWave: FirstWave | undefined;
+}
+
+/**
+ * What the first 429 wave measures the pace from: the answers to requests sent by its first 429 (`at`),
+ * over the time they took including the pause (`rateSpanMs`) or, too few to measure a rate, over the
+ * time since the last pause ended and the pause (`boundSpanMs`); `activeMs`, sending before the 429.
+ */
+export interface FirstWave {
+	at: number;
+	/** Answered by the 429. */
+	told: number;
+	answers: number;
+	rateSpanMs: number;
+	boundSpanMs: number;
+	activeMs: number;
 }
 
 export const unknownPace = (): PaceState => ({
@@ -50,7 +69,55 @@ export const unknownPace = (): PaceState => ({
 	credit: 0,
 	creditCap: 1,
 	creditAt: 0,
+	firstWave: undefined,
 });
+
+/**
+ * The pace a first wave's answers show: a rate where they are enough to measure one, with the burst
+ * beyond that rate as credit; a lower bound to search up from where fewer; unknown where none.
+ */
+export function measureFirstWave(pace: PaceState, wave: FirstWave): void {
+	pace.firstWave = wave;
+	if (wave.answers >= MIN_ANSWERS_FOR_RATE) {
+		pace.rate = (wave.answers * 1000) / wave.rateSpanMs;
+		pace.creditCap = Math.max(
+			1,
+			Math.min(wave.answers, wave.answers - (pace.rate * wave.activeMs) / 1000),
+		);
+		pace.lowerBound = undefined;
+		pace.floorRate = 0;
+	} else if (wave.answers > 0) {
+		pace.rate = (wave.answers * 1000) / wave.boundSpanMs;
+		pace.creditCap = 1;
+		pace.lowerBound = pace.rate;
+		pace.floorRate = WAVE_DECREASE * pace.rate;
+	} else {
+		pace.rate = undefined;
+		pace.lowerBound = undefined;
+		pace.floorRate = 0;
+		pace.creditCap = 1;
+	}
+}
+
+/**
+ * A refusal is cheap and comes back at once, an admission only after the registry's latency: the first
+ * 429 may come before any answer, the pace then unknown, and after the pause the whole concurrency went
+ * again, refused again but for the burst (bench:sim s7, s209: a bucket of 1-4/s, burst 1). Answers to
+ * requests sent by that 429 are part of its wave: while they are fewer than a rate is measured from (a
+ * small burst), each sets the lower bound answers before the 429 would have set. More are a burst
+ * that one wave cannot tell from a window's budget: the pace stays unknown, the next wave measures.
+ * Returns whether it was such an answer (the pace does not climb on it).
+ */
+export function firstWaveAnswered(pace: PaceState, sentAt: number): boolean {
+	const wave = pace.firstWave;
+	if (wave === undefined || sentAt > wave.at || wave.told > 0) return false;
+	const answers = wave.answers + 1;
+	measureFirstWave(pace, { ...wave, answers: answers < MIN_ANSWERS_FOR_RATE ? answers : 0 });
+	if (answers >= MIN_ANSWERS_FOR_RATE) pace.firstWave = undefined;
+	// What it admitted is back by the pause's end (counted from when sending began): that goes at once.
+	else pace.credit = pace.creditCap = answers;
+	return true;
+}
 
 /**
  * Credit kept even where the registry holds no burst: a timer fires a little late, and without this

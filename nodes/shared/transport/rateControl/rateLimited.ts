@@ -6,7 +6,6 @@ import {
 	BURST_BLAME_MS,
 	CONGESTION_SPELL_MS,
 	FIRST_PAUSE_MAX_MS,
-	MIN_ANSWERS_FOR_RATE,
 	MIN_RATE,
 	MIN_WAIT_MS,
 	SPENT_QUOTA_WAVES,
@@ -22,7 +21,7 @@ import {
 } from './constants';
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
-import { catchUpCredit, untoldStormPauseMs } from './pace';
+import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset, suspectWindow } from './window';
@@ -57,6 +56,8 @@ export function rateLimited(
 	// A request sent before the last event met the same congestion: one wave, one decrease.
 	if (state.lastEventAt !== undefined && report.sentAt <= state.lastEventAt) return;
 	actions.push({ kind: 'congestion', as: 'wave' });
+	// A later wave: the first one's late answers no longer measure the pace (pace.ts).
+	state.pace.firstWave = undefined;
 	const since = state.lastEventAt ?? state.firstSentAt ?? now;
 	const answered = state.answeredSinceEvent;
 	state.lastEventAt = now;
@@ -89,18 +90,16 @@ export function rateLimited(
 		// the speed it went: nothing is spent at once after the pause (it would meet requests that have
 		// not left a sliding window yet), the pace starts from nothing.
 		const early = activeMs < pauseMs;
-		if (answered >= MIN_ANSWERS_FOR_RATE) {
-			pace.rate = (answered * 1000) / (early ? pauseMs : activeMs + pauseMs);
-			pace.creditCap = Math.max(1, Math.min(answered, answered - (pace.rate * activeMs) / 1000));
-		} else if (answered > 0) {
+		measureFirstWave(pace, {
+			at: now,
+			told: answered,
+			answers: answered,
+			rateSpanMs: early ? pauseMs : activeMs + pauseMs,
 			// A burst of fewer: the rate is unknown, but about this (sent since the last pause ended, over
 			// that time and the pause to come); paced from it, searching upwards.
-			const sendingMs = now - Math.max(since, state.pausedUntil);
-			pace.rate = (answered * 1000) / (Math.max(0, sendingMs) + pauseMs);
-			pace.creditCap = 1;
-			pace.lowerBound = pace.rate;
-			pace.floorRate = WAVE_DECREASE * pace.rate;
-		}
+			boundSpanMs: Math.max(0, now - Math.max(since, state.pausedUntil)) + pauseMs,
+			activeMs,
+		});
 		if (early) {
 			const pauseEnd = Math.max(now + MIN_WAIT_MS, since + pauseMs);
 			pause(state, now, actions, pauseEnd, 'firstLimit');

@@ -7,7 +7,7 @@ import {
 } from './constants';
 import { recordRemaining } from './count';
 import { append, trim } from './log';
-import { catchUpCredit, climb, refreshCredit } from './pace';
+import { catchUpCredit, climb, firstWaveAnswered, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
 import { copyState, type ControlState } from './state';
 import type { RequestReport } from './types';
@@ -126,6 +126,7 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 			answered: state.answered,
 			inFlight: state.inFlight,
 		});
+	if (firstWaveAnswered(state.pace, report.sentAt)) return;
 	climb(state.pace, workLeft, {
 		answers: state.answeredSinceEvent,
 		ms: now - (state.lastEventAt ?? now),
