@@ -1,0 +1,107 @@
+import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import { unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
+import {
+	unknownRegistry,
+	type ControlState,
+} from '../../../../nodes/shared/transport/rateControl/state';
+import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
+import { play, send, type Step } from './story';
+
+// Queue-mode workers sharing one limit meet the same 429s at the same moments: what breaks their
+// symmetry is chance, drawn by each controller from its Random and handed to the pure transition as
+// the 429's `phase` (where within its interval this worker resumes). Stories on the transition.
+
+/** A 429 to a request sent at `sentAt`, with this worker's draw. */
+const refusedWith = (phase: number, sentAt: number, at: number): Step => ({
+	at,
+	event: { kind: 'rateLimited', report: { sentAt, status: 429 }, phase },
+});
+
+/** A worker's whole concurrency (20) sent at `at`, every request refused a moment later. */
+const wave = (at: number, phase = 0): Step[] => [
+	...Array.from({ length: 20 }, () => send(at)),
+	...Array.from({ length: 20 }, () => refusedWith(phase, at, at + 1)),
+];
+
+describe('a worker whose first waves admitted nothing (others spend the limit)', () => {
+	// Two waves of 20, nothing admitted, no Retry-After: the first pauses everybody until 2,000 (a
+	// second after sending began); the second, at 2,000, is refused at 2,001.
+	const twoWaves = (phase: number) => play([...wave(1_000, phase), ...wave(2_000, phase)]).state;
+
+	it('is paced after the pause instead of asking with its whole concurrency again', () => {
+		// Before, it knew no limit and sent all 20 after every pause, 90-100% refused, for seconds
+		// (bench:sim s22: 38 s, 80 rows failed).
+		const state = twoWaves(0);
+		expect(limitOf(state, 3_001).kind).toBe('paced');
+		expect(state.pausedUntil).toBe(3_001);
+		let after = nextStart(state, 3_001);
+		expect(after.at).toBe(0);
+		after = nextStart(transition(after.state, { kind: 'started' }, 3_001).state, 3_001);
+		// One request per pause (a second), searching upwards from there.
+		expect(after.at).toBeGreaterThan(3_001 + 900);
+	});
+
+	it('resumes at a phase of its own: workers refused alike do not all ask at the pause end', () => {
+		const early = nextStart(twoWaves(0.25), 3_001).at;
+		const late = nextStart(twoWaves(0.75), 3_001).at;
+		// Before, each resumed with its whole concurrency at the pause end, together.
+		expect(early).toBeCloseTo(3_001 + 250, 6);
+		expect(late).toBeCloseTo(3_001 + 750, 6);
+	});
+
+	it('a first wave whose admissions are still on their way is not taken for one that admitted nothing', () => {
+		// A refusal comes back before an admission's answer: one of the first wave admitted, answered
+		// after the 429, says the registry gives this worker something; the second wave is measured so,
+		// and resumes at its pause's end whatever the draw.
+		const withOneAdmitted = (phase: number) =>
+			play([
+				...wave(1_000),
+				{
+					at: 1_050,
+					event: { kind: 'answered', report: { sentAt: 1_000, status: 200 }, workLeft: 1_000 },
+				},
+				...wave(2_000, phase),
+			]).state;
+		expect(withOneAdmitted(0.75).pace.floorRate).toBeGreaterThan(0);
+		expect(nextStart(withOneAdmitted(0.75), 3_001).at).toBe(
+			nextStart(withOneAdmitted(0), 3_001).at,
+		);
+	});
+});
+
+describe('workers at the same floor pace refused in step', () => {
+	// A worker paced at one a second, its floor (what asking all at once gave it), refused at 10,000 and
+	// again now with nothing admitted between: the follower of another worker a few ms ahead of it.
+	const atFloor = (recentEvents: number[]): ControlState => ({
+		...unknownRegistry(),
+		requests: 50,
+		answered: 40,
+		firstSentAt: 0,
+		lastEventAt: 10_000,
+		recentEvents,
+		congestionSince: 10_000,
+		lastCongestionAt: 10_000,
+		pace: { ...unknownPace(), rate: 1, ceiling: 1, floorRate: 1, creditAt: 10_000 },
+	});
+	const resumesAt = (phase: number, recentEvents = [10_000]) => {
+		const { state } = play(
+			[send(11_000), refusedWith(phase, 11_000, 11_010)],
+			atFloor(recentEvents),
+		);
+		expect(state.pace.rate).toBe(1);
+		return nextStart(state, 11_010).at!;
+	};
+
+	it('resume at phases of their own, half an interval either way, the same on average', () => {
+		// Before, both resumed exactly an interval after their 429 (12,010): a fixed few ms apart for
+		// good, the follower refused at every request until its rows gave up (bench:sim s116: 47 rows).
+		expect(resumesAt(0.1)).toBeCloseTo(11_610, 6);
+		expect(resumesAt(0.9)).toBeCloseTo(12_410, 6);
+	});
+
+	it('a refusal right after an admission keeps its pace exactly (a single process at its limit)', () => {
+		// An admission clears the waves counted together: this is the first refusal since.
+		expect(resumesAt(0.1, [])).toBeCloseTo(12_010, 6);
+		expect(resumesAt(0.9, [])).toBeCloseTo(12_010, 6);
+	});
+});
