@@ -7,11 +7,3 @@
 export type Random = () => number;
 
 export const realRandom: Random = () => Math.random();
-
-/**
- * Full jitter (AWS's "Exponential Backoff And Jitter"): a share of `ms` drawn uniformly from [0, 1),
- * so that workers refused together start again at moments of their own.
- */
-export function jitter(random: Random, ms: number): number {
-	return random() * ms;
-}

@@ -1,11 +1,15 @@
+import { VirtualClock } from '../../../../bench/sim/virtualClock';
+import { RateController } from '../../../../nodes/shared/transport/rateControl';
 import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import { unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
 import {
 	unknownRegistry,
 	type ControlState,
 } from '../../../../nodes/shared/transport/rateControl/state';
+import { realRandom } from '../../../../nodes/shared/transport/rateControl/random';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
 import { play, send, type Step } from './story';
+import { driveTenant } from './tenantDriver';
 
 // Queue-mode workers sharing one limit meet the same 429s at the same moments: what breaks their
 // symmetry is chance, drawn by each controller from its Random and handed to the pure transition as
@@ -103,5 +107,36 @@ describe('workers at the same floor pace refused in step', () => {
 		// An admission clears the waves counted together: this is the first refusal since.
 		expect(resumesAt(0.1, [])).toBeCloseTo(12_010, 6);
 		expect(resumesAt(0.9, [])).toBeCloseTo(12_010, 6);
+	});
+});
+
+describe('each controller draws from the Random it was given', () => {
+	let clock: VirtualClock;
+	const { answer, burst } = driveTenant(() => clock);
+
+	/** A worker whose two first waves of 20 admitted nothing: when (ms from the start) it asks again. */
+	async function resumesAfterTwoEmptyWaves(random: () => number): Promise<number> {
+		clock = new VirtualClock();
+		const startedAt = clock.now();
+		const tenant = new RateController(clock, random).join({ maxConcurrency: 20 });
+		await burst(tenant, 20, 0);
+		await burst(tenant, 20, 0);
+		return (await answer(tenant, { status: 200 })) - startedAt;
+	}
+
+	it('two workers refused alike resume where their own draws say', async () => {
+		// The first wave pauses everybody a second; the second, at 1,000, paces one a second from 2,000,
+		// each worker at its own phase within that second.
+		expect(await resumesAfterTwoEmptyWaves(() => 0.25)).toBeCloseTo(2_250, 6);
+		expect(await resumesAfterTwoEmptyWaves(() => 0.75)).toBeCloseTo(2_750, 6);
+	});
+
+	it("in n8n the draws are Math.random's: within [0, 1), not all alike", () => {
+		const draws = Array.from({ length: 20 }, () => realRandom());
+		for (const draw of draws) {
+			expect(draw).toBeGreaterThanOrEqual(0);
+			expect(draw).toBeLessThan(1);
+		}
+		expect(new Set(draws).size).toBeGreaterThan(1);
 	});
 });
