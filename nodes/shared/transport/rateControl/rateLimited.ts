@@ -65,6 +65,7 @@ export function rateLimited(
 	state.lastEventAt = now;
 	state.answeredSinceEvent = 0;
 	state.recentEvents.push(now);
+	state.wavesInRow += 1;
 	while (state.recentEvents.length > 0 && now - state.recentEvents[0] > STORM_WINDOW_MS)
 		state.recentEvents.shift();
 	// A 429 ends what the remaining budget said: the registry is out, whatever it told before.
@@ -157,7 +158,7 @@ export function rateLimited(
 			Math.min(WAVE_DECREASE * pace.rate, pace.ceiling),
 		);
 		pace.creditCap = Math.max(1, Math.min(pace.creditCap, pace.rate / WAVE_BURST_PARTS_OF_SECOND));
-		if (inStep(state, answered)) shift = 0.5 - phase;
+		if (inStep(state)) shift = 0.5 - phase;
 		if (state.recentEvents.length >= STORM_EVENTS) stormPause(state, now, report, actions);
 	} else {
 		// Still refused after a storm's pause, nothing admitted since: the registry refuses everything

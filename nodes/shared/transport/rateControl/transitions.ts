@@ -117,6 +117,7 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 	if (report.status !== undefined && report.status >= 200 && report.status < 300)
 		state.quotaSpentUntil = 0;
 	state.recentEvents = [];
+	state.wavesInRow = 0;
 	state.admitted = trim(
 		append(state.admitted, { at: now, sentAt: report.sentAt }),
 		({ at }) => now - at > ADMITTED_SPAN_MAX_MS,

@@ -1,5 +1,5 @@
 import { pause, type Action } from './actions';
-import { ADMITTED_SPAN_MAX_MS, FIRST_PAUSE_MAX_MS } from './constants';
+import { ADMITTED_SPAN_MAX_MS, FIRST_PAUSE_MAX_MS, IN_STEP_WAVES } from './constants';
 import { countWhere } from './log';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
@@ -9,21 +9,16 @@ import type { RequestReport } from './types';
 // worker's case is theirs. Chance (random.ts, the 429's `phase`) breaks their symmetry.
 
 /**
- * Refused again, nothing admitted since the last wave, at a pace that cannot go lower (its floor): a
- * worker a few ms behind another at the same pace, refused at every request until its rows give up
- * (bench:sim s116: 47 rows failed, s201: 46). A shift of its own, earlier or later by up to half an
- * interval, separates them; a fixed one moves every worker alike (a single process's pace, which
- * 429s in a row at its floor also reach, keeps its mean). Not on a first refusal after an admission:
- * there a shift only disturbs a pace (sliding windows, bench:sim s120, s129).
+ * Refused wave after wave (IN_STEP_WAVES) with nothing admitted, at a pace that cannot go lower (its
+ * floor): a worker a few ms behind another at the same pace, refused at every request until its rows
+ * give up (bench:sim s116: 47 rows failed, s201: 46). A shift of its own, earlier or later by up to half
+ * an interval, separates them; a fixed one moves every worker alike (a single process's pace, which
+ * such waves at its floor also reach, keeps its mean). Fewer waves in a row are a pace finding its
+ * limit: there a shift only disturbs it (sliding windows, bench:sim s120, s129; seed 2 s123).
  */
-export function inStep(state: ControlState, answered: number): boolean {
+export function inStep(state: ControlState): boolean {
 	const pace = state.pace;
-	return (
-		answered === 0 &&
-		state.recentEvents.length >= 2 &&
-		pace.floorRate > 0 &&
-		pace.rate! <= pace.floorRate
-	);
+	return state.wavesInRow >= IN_STEP_WAVES && pace.floorRate > 0 && pace.rate! <= pace.floorRate;
 }
 
 /**

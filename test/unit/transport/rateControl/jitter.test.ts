@@ -74,24 +74,22 @@ describe('a worker whose first waves admitted nothing (others spend the limit)',
 });
 
 describe('workers at the same floor pace refused in step', () => {
-	// A worker paced at one a second, its floor (what asking all at once gave it), refused at 10,000 and
-	// again now with nothing admitted between: the follower of another worker a few ms ahead of it.
-	const atFloor = (recentEvents: number[]): ControlState => ({
+	// A worker paced at one a second, its floor (what asking all at once gave it), refused twice up to
+	// 10,000 and again now with nothing admitted between: the follower of another worker a few ms ahead.
+	const atFloor = (wavesInRow: number): ControlState => ({
 		...unknownRegistry(),
 		requests: 50,
 		answered: 40,
 		firstSentAt: 0,
 		lastEventAt: 10_000,
-		recentEvents,
+		recentEvents: [10_000],
+		wavesInRow,
 		congestionSince: 10_000,
 		lastCongestionAt: 10_000,
 		pace: { ...unknownPace(), rate: 1, ceiling: 1, floorRate: 1, creditAt: 10_000 },
 	});
-	const resumesAt = (phase: number, recentEvents = [10_000]) => {
-		const { state } = play(
-			[send(11_000), refusedWith(phase, 11_000, 11_010)],
-			atFloor(recentEvents),
-		);
+	const resumesAt = (phase: number, wavesInRow = 2) => {
+		const { state } = play([send(11_000), refusedWith(phase, 11_000, 11_010)], atFloor(wavesInRow));
 		expect(state.pace.rate).toBe(1);
 		return nextStart(state, 11_010).at!;
 	};
@@ -103,10 +101,25 @@ describe('workers at the same floor pace refused in step', () => {
 		expect(resumesAt(0.9)).toBeCloseTo(12_410, 6);
 	});
 
-	it('a refusal right after an admission keeps its pace exactly (a single process at its limit)', () => {
-		// An admission clears the waves counted together: this is the first refusal since.
-		expect(resumesAt(0.1, [])).toBeCloseTo(12_010, 6);
-		expect(resumesAt(0.9, [])).toBeCloseTo(12_010, 6);
+	it('two waves in a row keep their pace exactly (a pace meeting its limit, a single process)', () => {
+		expect(resumesAt(0.1, 1)).toBeCloseTo(12_010, 6);
+		expect(resumesAt(0.9, 1)).toBeCloseTo(12_010, 6);
+	});
+
+	it('an admission ends the waves in a row: the next refusal keeps its pace exactly', () => {
+		const { state } = play(
+			[
+				send(10_500),
+				{
+					at: 10_600,
+					event: { kind: 'answered', report: { sentAt: 10_500, status: 200 }, workLeft: 1_000 },
+				},
+				send(11_000),
+				refusedWith(0.9, 11_000, 11_010),
+			],
+			atFloor(2),
+		);
+		expect(nextStart(state, 11_010).at).toBeCloseTo(12_010, 6);
 	});
 });
 
