@@ -18,7 +18,8 @@ import type { RequestReport } from './types';
  */
 export function inStep(state: ControlState): boolean {
 	const pace = state.pace;
-	return state.wavesInRow >= IN_STEP_WAVES && pace.floorRate > 0 && pace.rate! <= pace.floorRate;
+	// A pace is never below MIN_RATE: at or below its floor means there is one.
+	return state.wavesInRow >= IN_STEP_WAVES && pace.rate! <= pace.floorRate;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { VirtualClock } from '../../../../bench/sim/virtualClock';
 import { RateController } from '../../../../nodes/shared/transport/rateControl';
+import { ADMITTED_SPAN_MAX_MS } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import { unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
 import {
@@ -43,6 +44,49 @@ describe('a worker whose first waves admitted nothing (others spend the limit)',
 		after = nextStart(transition(after.state, { kind: 'started' }, 3_001).state, 3_001);
 		// One request per pause (a second), searching upwards from there.
 		expect(after.at).toBeGreaterThan(3_001 + 900);
+	});
+
+	it('pauses as at a first limit, until a second after the second wave', () => {
+		expect(play([...wave(1_000), ...wave(2_000)]).actions).toContainEqual({
+			kind: 'pause',
+			until: 3_001,
+			why: 'firstLimit',
+		});
+	});
+
+	it('a wave long after the last (its admissions forgotten) is a first wave again: not paced from nothing', () => {
+		// Admissions are remembered for ADMITTED_SPAN_MAX_MS: from then on, none remembered says nothing.
+		const after = (gap: number) =>
+			limitOf(play([...wave(1_000), ...wave(1_000 + gap)]).state, 1_000_000).kind;
+		expect(after(ADMITTED_SPAN_MAX_MS - 1)).toBe('paced');
+		expect(after(ADMITTED_SPAN_MAX_MS)).toBe('unknown');
+	});
+
+	it('admissions before the last wave do not count: refused again with none since, it is paced', () => {
+		// Two admitted, a quiet spell (what was admitted before it is not measured against), then two
+		// waves: the first of them knows no rate, the second has nothing admitted since the first.
+		const admittedEarly: Step[] = [
+			send(0),
+			send(0),
+			{ at: 50, event: { kind: 'answered', report: { sentAt: 0, status: 200 }, workLeft: 1_000 } },
+			{ at: 50, event: { kind: 'answered', report: { sentAt: 0, status: 200 }, workLeft: 1_000 } },
+		];
+		const { state } = play([...admittedEarly, ...wave(2_000), ...wave(3_000)]);
+		expect(limitOf(state, 1_000_000).kind).toBe('paced');
+	});
+
+	it('an admission answered at the moment of the 429 belongs to its wave, not to the time since', () => {
+		const { state } = play([
+			send(999),
+			...wave(1_000),
+			{
+				at: 1_001,
+				event: { kind: 'answered', report: { sentAt: 999, status: 200 }, workLeft: 1_000 },
+			},
+			...wave(2_000, 0.75),
+		]);
+		// Paced from nothing, at its own phase (not measured from one admission, at the pause end).
+		expect(nextStart(state, 3_001).at).toBeCloseTo(3_751, 6);
 	});
 
 	it('resumes at a phase of its own: workers refused alike do not all ask at the pause end', () => {
@@ -99,6 +143,16 @@ describe('workers at the same floor pace refused in step', () => {
 		// good, the follower refused at every request until its rows gave up (bench:sim s116: 47 rows).
 		expect(resumesAt(0.1)).toBeCloseTo(11_610, 6);
 		expect(resumesAt(0.9)).toBeCloseTo(12_410, 6);
+	});
+
+	it('above its floor, in a row or not, it keeps its pace exactly (it is finding its limit)', () => {
+		// Paced at 4 a second over a floor of 1: the wave halves the pace to 2 a second.
+		const { state } = play([send(11_000), refusedWith(0.9, 11_000, 11_010)], {
+			...atFloor(2),
+			pace: { ...unknownPace(), rate: 4, ceiling: 4, floorRate: 1, creditAt: 10_000 },
+		});
+		expect(state.pace.rate).toBe(2);
+		expect(nextStart(state, 11_010).at).toBeCloseTo(11_510, 6);
 	});
 
 	it('two waves in a row keep their pace exactly (a pace meeting its limit, a single process)', () => {
