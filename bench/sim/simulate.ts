@@ -40,12 +40,16 @@ export async function runScenario(
 ): Promise<ScenarioResult> {
 	RateController.forgetAll();
 	const clock = new VirtualClock(clockOptions);
-	const random = seededRandom(seed * 100_003 + Number(scenario.name.replace(/\D/g, '')));
+	const scenarioSeed = seed * 100_003 + Number(scenario.name.replace(/\D/g, ''));
+	const random = seededRandom(scenarioSeed);
 	const registry = new SimulatedRegistry(clock, scenario.registry, random);
 	const startedAt = clock.now();
 	const sheets = [];
 	const perProcess = Array.from({ length: scenario.processes }, () => ({ sent: 0, refused: 0 }));
 	for (let process = 0; process < scenario.processes; process++) {
+		// Each process's controller draws its chance from a stream of its own (a worker's Math.random):
+		// made here, before its sheets, which find it under the same key (sheet.ts).
+		RateController.for(`sim p${process}`, clock, seededRandom(scenarioSeed * 31 + process + 1));
 		const counts = perProcess[process];
 		const request: RegistryRequest = async (...args) => {
 			counts.sent += 1;

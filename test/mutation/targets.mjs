@@ -110,9 +110,11 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/probe.edges.test.ts',
 		'test/unit/transport/rateControl/windowStormPause.test.ts',
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
+		'test/unit/transport/rateControl/workersProbe.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
+		'test/unit/transport/rateControl/jitter.test.ts',
 		'test/unit/transport/rateControl/rateLimited.quota.test.ts',
 		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
 		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
@@ -126,6 +128,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
 		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
 		'test/unit/transport/rateControl/probe.edges.test.ts',
+		// The 429's phase handed on.
+		'test/unit/transport/rateControl/jitter.test.ts',
 	],
 	// The modes, the state and what transitions tell (actions, their logs, the tuned figures): against the
 	// same stories and controller tests as the transitions that read and write them, and their own tests
@@ -142,5 +146,16 @@ export const TARGETS = {
 	'nodes/shared/transport/rateControl/controller.ts': [
 		'test/unit/transport/rateController.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
+		'test/unit/transport/rateControl/jitter.test.ts',
+	],
+	// Workers sharing one limit (what a 429 wave does for them) and the chance that separates them: the
+	// stories on the pure transition and the controller drawing from the Random it was given.
+	'nodes/shared/transport/rateControl/workers.ts': [
+		...STORIES,
+		'test/unit/transport/rateControl/jitter.test.ts',
+		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
+	],
+	'nodes/shared/transport/rateControl/random.ts': [
+		'test/unit/transport/rateControl/jitter.test.ts',
 	],
 };

@@ -55,7 +55,7 @@ export class LookupSession {
 	) {
 		this.clock = context.clock ?? realClock;
 		this.breaker = new CircuitBreaker(() => this.clock.now());
-		this.tenant = RateController.for(settings.registryKey, this.clock).join({
+		this.tenant = RateController.for(settings.registryKey, this.clock, context.random).join({
 			...settings,
 			firstRequestAlone: !context.tokenWasStored,
 			rowsNotTaken,

@@ -114,5 +114,10 @@ export const STORM_UNTOLD_PAUSE_REQUESTS = 40;
 export const WINDOW_FALLBACK_RESET_MS = 1_000;
 /** The early-reset hold doubles at most this many times (25 ms to 1.6 s). */
 export const EARLY_RESET_DOUBLINGS = 6;
+/**
+ * 429 waves in a row with nothing admitted, at the floor pace, that make a worker in step with another
+ * (workers.ts): two are a pace meeting its limit (a sliding window's), three at a floor are not.
+ */
+export const IN_STEP_WAVES = 3;
 /** A pace within 3% of the last wave's rate is back: from there it probes slowly instead of climbing. */
 export const RECOVERED_SHARE = 0.97;

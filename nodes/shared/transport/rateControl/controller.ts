@@ -1,6 +1,7 @@
 import { MAX_TIMER_MS, realClock, type Clock } from '../wait';
 import { IDLE_RESET_MS } from './constants';
 import { nextStart, waitIsTheLimit } from './modes';
+import { realRandom, type Random } from './random';
 import { unknownRegistry, type ControlState } from './state';
 import { transition, type ControlEvent } from './transitions';
 import type { Acquired, RequestReport, TenantSettings } from './types';
@@ -62,15 +63,18 @@ export class Tenant {
 export class RateController {
 	private static readonly shared = new Map<string, RateController>();
 
-	/** The controller of one registry and client id in this process. */
-	static for(key: string, clock: Clock = realClock): RateController {
+	/**
+	 * The controller of one registry and client id in this process; one made now draws its chance from
+	 * `random` (Math.random unless a test or bench:sim injects a seeded stream).
+	 */
+	static for(key: string, clock: Clock = realClock, random: Random = realRandom): RateController {
 		const existing = RateController.shared.get(key);
 		if (
 			existing?.clock === clock &&
 			(existing.tenants.size > 0 || clock.now() - existing.idleSince < IDLE_RESET_MS)
 		)
 			return existing;
-		const controller = new RateController(clock);
+		const controller = new RateController(clock, random);
 		RateController.shared.set(key, controller);
 		return controller;
 	}
@@ -93,8 +97,14 @@ export class RateController {
 	private wakeArmedFor: number | undefined;
 	private state: ControlState = unknownRegistry();
 
-	/** Time only through `clock`: real in n8n, virtual in the unit tests and bench:sim. */
-	constructor(readonly clock: Clock = realClock) {
+	/**
+	 * Time only through `clock`: real in n8n, virtual in the unit tests and bench:sim. Chance only
+	 * through `random` (random.ts), drawn here and handed to the transition in its events (it stays pure).
+	 */
+	constructor(
+		readonly clock: Clock = realClock,
+		private readonly random: Random = realRandom,
+	) {
 		this.idleSince = clock.now();
 	}
 
@@ -141,7 +151,7 @@ export class RateController {
 		tenant.inFlight -= 1;
 		const event: ControlEvent =
 			report.status === 429
-				? { kind: 'rateLimited', report }
+				? { kind: 'rateLimited', report, phase: this.random() }
 				: report.status === undefined
 					? { kind: 'unanswered', report }
 					: { kind: 'answered', report, workLeft: this.workLeft() };

@@ -175,7 +175,12 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet): void {
 	// rate, no probing until a long quiet spell says the limit is no longer spent by others.
 	// Unless the work left would take long at this pace: then a 429 costs one row a Retry-After, and a
 	// pace below the limit (others sharing it stopped spending it) costs every row.
-	const longWork = workLeft / pace.rate >= LONG_WORK_S;
+	// A pace that no registry's answer put there (a first wave admitted this worker nothing: others
+	// spent the limit) and too slow for PROBE_QUIET_ANSWERS within PROBE_QUIET_MS: the answers come too
+	// seldom to tell a quiet spell, the time tells (bench:sim s25, three workers: 59 s for a floor of 18).
+	const longWork =
+		workLeft / pace.rate >= LONG_WORK_S ||
+		(pace.floorRate === 0 && (pace.rate * PROBE_QUIET_MS) / 1000 < PROBE_QUIET_ANSWERS);
 	if (
 		pace.floorRate > 0 &&
 		pace.ceiling !== undefined &&

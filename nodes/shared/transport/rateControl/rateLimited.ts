@@ -25,6 +25,7 @@ import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset, suspectWindow } from './window';
+import { inStep, nothingAdmitted, nothingAdmittedSince } from './workers';
 
 /**
  * A 429 (part of `transition`, on its copy). In a window the window has heard it already. Where the
@@ -45,6 +46,7 @@ export function rateLimited(
 	now: number,
 	report: RequestReport,
 	actions: Action[],
+	phase: number,
 ): void {
 	if (state.window) return;
 	countRefused(state.count, now, report.remaining);
@@ -58,11 +60,13 @@ export function rateLimited(
 	actions.push({ kind: 'congestion', as: 'wave' });
 	// A later wave: the first one's late answers no longer measure the pace (pace.ts).
 	state.pace.firstWave = undefined;
-	const since = state.lastEventAt ?? state.firstSentAt ?? now;
+	const lastEventAt = state.lastEventAt;
+	const since = lastEventAt ?? state.firstSentAt ?? now;
 	const answered = state.answeredSinceEvent;
 	state.lastEventAt = now;
 	state.answeredSinceEvent = 0;
 	state.recentEvents.push(now);
+	state.wavesInRow += 1;
 	while (state.recentEvents.length > 0 && now - state.recentEvents[0] > STORM_WINDOW_MS)
 		state.recentEvents.shift();
 	// A 429 ends what the remaining budget said: the registry is out, whatever it told before.
@@ -80,7 +84,13 @@ export function rateLimited(
 		return;
 	}
 	const pace = state.pace;
-	if (pace.rate === undefined) {
+	// Where this controller resumes within its interval after the wave: at its start, or (where workers
+	// sharing the limit would otherwise stay alike) at a phase of its own (full jitter).
+	let shift = 0;
+	if (pace.rate === undefined && nothingAdmittedSince(state, lastEventAt, now)) {
+		nothingAdmitted(state, now, report, actions);
+		shift = -phase;
+	} else if (pace.rate === undefined) {
 		// The first limit seen: pause briefly, then pace at what was admitted over the time including
 		// the pause, with the burst beyond that rate as credit. Too few answers say nothing of a rate.
 		const pauseMs = pauseFor(report, FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS);
@@ -147,6 +157,7 @@ export function rateLimited(
 			Math.min(WAVE_DECREASE * pace.rate, pace.ceiling),
 		);
 		pace.creditCap = Math.max(1, Math.min(pace.creditCap, pace.rate / WAVE_BURST_PARTS_OF_SECOND));
+		if (inStep(state)) shift = 0.5 - phase;
 		if (state.recentEvents.length >= STORM_EVENTS) stormPause(state, now, report, actions);
 	} else {
 		// Still refused after a storm's pause, nothing admitted since: the registry refuses everything
@@ -155,7 +166,7 @@ export function rateLimited(
 		// s275); the pace stays.
 		if (state.recentEvents.length >= STORM_EVENTS) stormPause(state, now, report, actions);
 	}
-	pace.credit = 0;
+	pace.credit = shift;
 	pace.creditAt = now;
 	budgetToldSpent(state, now, report, actions);
 }

@@ -42,6 +42,8 @@ export interface ControlState {
 	answeredSinceEvent: number;
 	/** Congestion events of the last STORM_WINDOW_MS with nothing admitted since. */
 	recentEvents: number[];
+	/** 429 waves since the last admission, however far apart. */
+	wavesInRow: number;
 	/** When the current spell of congestion (waves less than CONGESTION_SPELL_MS apart) began. */
 	congestionSince: number;
 	lastCongestionAt: number;
@@ -76,6 +78,7 @@ export const unknownRegistry = (): ControlState => ({
 	lastEventAt: undefined,
 	answeredSinceEvent: 0,
 	recentEvents: [],
+	wavesInRow: 0,
 	congestionSince: 0,
 	lastCongestionAt: Number.NEGATIVE_INFINITY,
 	lastBurstAt: Number.NEGATIVE_INFINITY,

@@ -18,7 +18,11 @@ export type ControlEvent =
 	| { kind: 'started' }
 	/** An answer other than 429 (`workLeft`: lookups still to send by every execution sharing the limit). */
 	| { kind: 'answered'; report: RequestReport; workLeft: number }
-	| { kind: 'rateLimited'; report: RequestReport }
+	/**
+	 * `phase`: a draw in [0, 1) from the controller's Random: where within its interval this controller
+	 * resumes after the wave (0 where a story gives none: at once, as without chance).
+	 */
+	| { kind: 'rateLimited'; report: RequestReport; phase?: number }
 	/** No answer: a timeout, a dropped connection, or a permit given back unsent. */
 	| { kind: 'unanswered'; report: RequestReport };
 
@@ -45,7 +49,7 @@ export function transition(
 				told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined,
 		};
 		tryEnded(next, report, now);
-		if (event.kind === 'rateLimited') rateLimited(next, now, report, actions);
+		if (event.kind === 'rateLimited') rateLimited(next, now, report, actions, event.phase ?? 0);
 		else if (event.kind === 'answered') answered(next, now, report, event.workLeft);
 	}
 	return { state: next, actions };
@@ -113,6 +117,7 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 	if (report.status !== undefined && report.status >= 200 && report.status < 300)
 		state.quotaSpentUntil = 0;
 	state.recentEvents = [];
+	state.wavesInRow = 0;
 	state.admitted = trim(
 		append(state.admitted, { at: now, sentAt: report.sentAt }),
 		({ at }) => now - at > ADMITTED_SPAN_MAX_MS,
