@@ -130,6 +130,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/probe.edges.test.ts',
 		// The 429's phase handed on.
 		'test/unit/transport/rateControl/jitter.test.ts',
+		// The first wave's late answers measured before a climb.
+		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 	],
 	// The modes, the state and what transitions tell (actions, their logs, the tuned figures): against the
 	// same stories and controller tests as the transitions that read and write them, and their own tests

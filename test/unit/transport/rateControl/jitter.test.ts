@@ -85,8 +85,11 @@ describe('a worker whose first waves admitted nothing (others spend the limit)',
 			},
 			...wave(2_000, 0.75),
 		]);
-		// Paced from nothing, at its own phase (not measured from one admission, at the pause end).
-		expect(nextStart(state, 3_001).at).toBeCloseTo(3_751, 6);
+		// The first wave's late admission (pace.ts, measureFirstWave): one admitted a pause, so it is paced
+		// below one a second from the first wave on, not resent with its whole concurrency at the pause end.
+		expect(limitOf(state, 3_001).kind).toBe('paced');
+		expect(state.pace.rate).toBeLessThan(1);
+		expect(nextStart(state, 3_001).at).toBeGreaterThan(3_001);
 	});
 
 	it('resumes at a phase of its own: workers refused alike do not all ask at the pause end', () => {
