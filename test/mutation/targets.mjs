@@ -35,7 +35,11 @@ export const TARGETS = {
 	// The credential on its own (n8n-core's httpRequest against a loopback token endpoint, milliseconds a
 	// case): its engine tests (credentials, credentialTest, tokenRefusals, tokenDeadline: seconds each)
 	// made Stryker estimate over an hour for its 214 mutants (67 static) on the shared machine.
-	'credentials/CompanyRegistryApi.credentials.ts': ['test/integration/credential.exchange.test.ts'],
+	'credentials/CompanyRegistryApi.credentials.ts': [
+		'test/integration/credential.exchange.test.ts',
+		// The token request tried again after a blip, and not after a refusal (one engine run per case).
+		'test/integration/redteam/tokenEndpointBlip.test.ts',
+	],
 	// The watch's change detection and memory, against the unit tests that call them directly. The seeded
 	// property tests (detector.property, failedChecks' 200 seeds: 35-60 s each on the loaded machine) reach
 	// every mutant, so each mutant would cost a minute: the edge tests say the same case by case.
