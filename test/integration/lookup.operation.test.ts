@@ -506,7 +506,11 @@ describe('Company Registry › Look Up', () => {
 			expect(error.httpCode).toBe('429');
 			expect(error.message).toContain('Max Rate-Limit Wait');
 			expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
-			expect(sandbox.counters.lookupsByStatus[429]).toBe(3);
+			// Tried at 0 s and after the first pause (Retry-After: 1 s); refused again with nothing admitted,
+			// the third try waits a random phase of its interval (rateControl/workers.ts), so it falls
+			// within the 2.5 s or past it.
+			expect(sandbox.counters.lookupsByStatus[429]).toBeGreaterThanOrEqual(2);
+			expect(sandbox.counters.lookupsByStatus[429]).toBeLessThanOrEqual(3);
 		});
 	});
 
