@@ -157,18 +157,14 @@ async function exchangeOnce(
 }
 
 /**
- * No answer (a dropped or refused connection), one that broke off, or a transient status. A request
- * cancelled (its lookup's deadline passed, the execution stopped) is not tried again.
+ * No answer (a dropped or refused connection), one that broke off, or a transient status. A thrown
+ * request never carries an answer (`ignoreHttpStatusErrors` returns every status), so it is worth another
+ * try within the deadline, unless it was cancelled: the deadline's end is reported before this is asked,
+ * and what else cancels it is the lookup's own signal, which registryRequest.ts adds to the token request
+ * (its Request Timeout passed, the execution stopped). axios marks every cancelled request ERR_CANCELED.
  */
 function isTransient(result: TokenTry): boolean {
-	if ('thrown' in result) {
-		const thrown = (result.thrown ?? {}) as HttpFailure & { code?: string; name?: string };
-		const cancelled =
-			thrown.code === 'ERR_CANCELED' ||
-			thrown.name === 'CanceledError' ||
-			thrown.name === 'AbortError';
-		return !cancelled && thrown.response?.status === undefined;
-	}
+	if ('thrown' in result) return (result.thrown as { code?: unknown }).code !== 'ERR_CANCELED';
 	const { status, body } = result.answer;
 	return (
 		body.kind === 'interrupted' || (body.kind === 'read' && TOKEN_TRANSIENT_STATUSES.has(status))

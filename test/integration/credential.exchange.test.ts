@@ -294,6 +294,91 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 		);
 	});
 
+	describe('tried again after a transient failure (3 tries, 250 and 500 ms apart)', () => {
+		/** Answers each request with the next of `answers`, the last one from then on. */
+		const answerInTurn = (...answers: Answer[]) =>
+			endpoint.answerWith((response) =>
+				answers[Math.min(endpoint.received.length, answers.length) - 1](response),
+			);
+		const token: Answer = (response) => send(response, 200, { access_token: 'issued-token' });
+		const status =
+			(code: number, body: unknown = {}): Answer =>
+			(response) =>
+				send(response, code, body);
+		const dropped: Answer = (response) => response.socket?.destroy();
+		const brokenOff: Answer = (response) => {
+			response.writeHead(200, { 'content-type': 'application/json', 'content-length': 400 });
+			response.write('{"access_token":"half');
+			setTimeout(() => response.destroy(), 20);
+		};
+
+		it.each([
+			['a 503', status(503)],
+			['a 429', status(429)],
+			['a dropped connection', dropped],
+			['an answer that breaks off midway', brokenOff],
+		])('%s, then a token: the token, at the second request', async (_name, first) => {
+			answerInTurn(first, token);
+			await expect(exchange()).resolves.toEqual({ accessToken: 'issued-token' });
+			expect(endpoint.received).toHaveLength(2);
+		});
+
+		it('a refused client (401) is not asked again', async () => {
+			answerInTurn(status(401, { error: 'invalid_client' }), token);
+			expect(await failure()).toBe(
+				`The token endpoint ${tokenUrl()} rejected the Client ID or Client Secret (HTTP 401 invalid_client). Check both values, as issued by the registry operator.`,
+			);
+			expect(endpoint.received).toHaveLength(1);
+		});
+
+		it('three 503s: three requests, then the 503 is told', async () => {
+			answerInTurn(status(503, { error: 'temporarily_unavailable' }));
+			expect(await failure()).toBe(
+				`The token request to ${tokenUrl()} failed with HTTP 503 temporarily_unavailable`,
+			);
+			expect(endpoint.received).toHaveLength(3);
+		});
+
+		it('a 503 larger than a token answer is not read, nor asked again', async () => {
+			answerInTurn((response) => {
+				response.writeHead(503, { 'content-type': 'application/json' });
+				response.end(`{"error":"${'e'.repeat(100_000)}"}`);
+			}, token);
+			expect(await failure()).toBe(
+				`The token endpoint ${tokenUrl()} answered with more than 64 KB after decompression; a token answer is a few KB. Check the credential's Auth URL.`,
+			);
+			expect(endpoint.received).toHaveLength(1);
+		});
+
+		it('a request cancelled by its lookup (Request Timeout, execution stopped) is not tried again', async () => {
+			// As registryRequest.ts hands the helper to n8n: the lookup's signal added to the request's.
+			const lookup = new AbortController();
+			let requests = 0;
+			const cancellable: IHttpRequestHelper = {
+				helpers: {
+					httpRequest: async (options) => {
+						requests++;
+						const own = options.abortSignal;
+						const signals = [lookup.signal, ...(own instanceof AbortSignal ? [own] : [])];
+						return await helper.helpers.httpRequest({
+							...options,
+							abortSignal: AbortSignal.any(signals),
+						});
+					},
+				},
+			};
+			endpoint.answerWith(() => lookup.abort());
+			const error = await credential.preAuthentication.call(cancellable, credentials()).then(
+				() => undefined,
+				(thrown: unknown) => thrown as Error,
+			);
+			expect(error?.message).toBe(
+				`Could not reach the Auth URL ${tokenUrl()} to get an access token. Check the credential's Auth URL and that n8n can reach that host.`,
+			);
+			expect(requests).toBe(1);
+		});
+	});
+
 	describe('with the exchange deadline (30 s in n8n) shortened to 0.3 s', () => {
 		const deadlineMs = CompanyRegistryApi.tokenTimeoutMs;
 		beforeAll(() => (CompanyRegistryApi.tokenTimeoutMs = 300));
