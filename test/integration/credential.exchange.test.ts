@@ -339,6 +339,18 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 			expect(endpoint.received).toHaveLength(3);
 		});
 
+		it('a 101 is no token answer, nor asked again', async () => {
+			// Node's client hands a 101 without an upgrade over as the answer (other 1xx it skips).
+			answerInTurn((response) => {
+				const body = JSON.stringify({ access_token: 'from-a-101' });
+				response.socket?.end(
+					`HTTP/1.1 101 Switching Protocols\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+				);
+			}, token);
+			expect(await failure()).toBe(`The token request to ${tokenUrl()} failed with HTTP 101`);
+			expect(endpoint.received).toHaveLength(1);
+		});
+
 		it('a 503 larger than a token answer is not read, nor asked again', async () => {
 			answerInTurn((response) => {
 				response.writeHead(503, { 'content-type': 'application/json' });
