@@ -13,6 +13,15 @@ export const GOOD_RECORD = {
 	registeredAddress: 'Musterweg 1, Berlin',
 };
 
+/** An unknown company, as the interface document (4.2 rule 2) has the registry answer it. */
+export const NOT_REGISTERED_RECORD = {
+	isRegistered: false,
+	officialName: 'N/A',
+	status: 'N/A',
+	registrationDate: 'N/A',
+	registeredAddress: 'N/A',
+};
+
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 
 /**

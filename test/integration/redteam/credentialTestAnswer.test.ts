@@ -2,6 +2,7 @@ import { testCredential } from '../../../harness/credentialsTester';
 import { CREDENTIAL_ID, engineFor } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
+	NOT_REGISTERED_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
@@ -46,10 +47,7 @@ describe("the credential's Test against a Base URL that answers 200 without a co
 
 	it.each([
 		['a registered company', GOOD_RECORD],
-		[
-			'an unknown company',
-			{ isRegistered: false, officialName: 'N/A', status: 'N/A', registrationDate: 'N/A' },
-		],
+		['an unknown company', NOT_REGISTERED_RECORD],
 	])('%s: the Test succeeds', async (_label, record) => {
 		registry.lookup = (_request, response) => json(response, 200, record);
 		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });

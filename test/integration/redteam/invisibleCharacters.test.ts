@@ -2,6 +2,7 @@ import { engineFor, expectEachRowOnce, runRows } from '../../../harness/fixtures
 import {
 	GOOD_RECORD,
 	json,
+	NOT_REGISTERED_RECORD,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
@@ -11,14 +12,6 @@ import {
 // came along when an id was copied from a web page or a PDF, and a byte-order mark inside a cell of a
 // joined CSV. The registry knows no company by that id and answers isRegistered false (interface
 // document, 4.2 rule 2), so a registered company left by Not Registered, with nothing to see in the row.
-
-const NOT_REGISTERED = {
-	isRegistered: false,
-	officialName: 'N/A',
-	status: 'N/A',
-	registrationDate: 'N/A',
-	registeredAddress: 'N/A',
-};
 
 describe('a Company ID with an invisible formatting character', () => {
 	let registry: ScriptedRegistry;
@@ -31,7 +24,7 @@ describe('a Company ID with an invisible formatting character', () => {
 		(request, response) => {
 			const id = decodeURIComponent(String(request.url).split('?')[0].split('/').pop() ?? '');
 			asked.push(id);
-			json(response, 200, id === 'HRB12345' ? GOOD_RECORD : NOT_REGISTERED);
+			json(response, 200, id === 'HRB12345' ? GOOD_RECORD : NOT_REGISTERED_RECORD);
 		},
 	);
 
