@@ -99,20 +99,17 @@ export async function execute(
 	const now = new Date(clock.now());
 	const { memory, notebook } = watchMemory(this, options, now);
 	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
-	// Read before the memory is written: the day of each failing company's last successful check.
-	const failedChecks = failures.flatMap((row) =>
-		row.key
-			? [
-					{
-						key: row.key,
-						itemIndex: row.itemIndex,
-						row,
-						since: now,
-						lastCheckedDay: notebook.saved(watchKey(row.key))?.d,
-					},
-				]
-			: [],
-	);
+	// Read before the memory is written: the day of each failing company's last successful check. A
+	// company listed twice counts once, as its changes do: one checkFailed item, on its first row.
+	const failingIds = new Set<string>();
+	const failedChecks = failures.flatMap((row) => {
+		if (!row.key) return [];
+		const id = watchKey(row.key);
+		if (failingIds.has(id)) return [];
+		failingIds.add(id);
+		const lastCheckedDay = notebook.saved(id)?.d;
+		return [{ key: row.key, itemIndex: row.itemIndex, row, since: now, lastCheckedDay }];
+	});
 	const items = new Map<number, INodeExecutionData>();
 	let found: FoundChange[] | undefined;
 	try {
