@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { loadWorkflow } from '../../../harness/engine';
+
 import {
 	REGISTRY_NODE,
 	branchesOf,
@@ -50,5 +52,28 @@ describe('Look Up with Always Output Data on', () => {
 		const branches = branchesOf(await engine.execute(workflow, { rows }));
 		expect(branches.registered).toEqual([]);
 		expectEachRowOnce(branches, rows.length);
+	});
+});
+
+// The same for Watch for Changes: on a quiet day (nothing changed) n8n sends one empty item out of
+// Changes, and an alert pipeline sends an alert about no company.
+describe('Watch for Changes with Always Output Data on', () => {
+	let registry: ScriptedRegistry;
+	scriptedRegistryEachTest(
+		(started) => (registry = started),
+		(_request, response) => json(response, 200, NOT_REGISTERED_RECORD),
+	);
+
+	it.failing('a run that found no change outputs nothing', async () => {
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const workflow = loadWorkflow('test/workflows/watch-companies.json');
+		const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
+		node.alwaysOutputData = true;
+		const rows = [{ country: 'de', companyId: 'HRB1' }];
+		await engine.execute(workflow, { rows, mode: 'trigger' });
+		const [changes] = (await engine.execute(workflow, { rows, mode: 'trigger' })).outputOf(
+			REGISTRY_NODE,
+		);
+		expect(changes).toEqual([]);
 	});
 });
