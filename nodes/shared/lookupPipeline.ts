@@ -369,6 +369,12 @@ const RECORD_FIELDS = new Set([
 ]);
 
 /**
+ * A field a registry adds under the name `error` is n8n's mark of a failed item (Retry On Fail would run
+ * the node again for it, each row looked up anew): it passes on under this name instead.
+ */
+const REGISTRY_ERROR_FIELD = 'registryError';
+
+/**
  * A record on its way to an output: a registry that echoes the client secret or the token into it
  * (in any field, or as a field's name) must not put them into the run data. Fields beyond the record's
  * own also lose anything shaped like a token, in their names too; names and addresses keep every
@@ -390,7 +396,8 @@ export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyR
 	return Object.fromEntries(
 		Object.entries(record).map(([field, value]) => {
 			const own = RECORD_FIELDS.has(field);
-			return [own ? field : redact(field, secrets), clean(value, own)];
+			const name = field === 'error' ? REGISTRY_ERROR_FIELD : field;
+			return [own ? name : redact(name, secrets), clean(value, own)];
 		}),
 	) as CompanyRecord;
 }
