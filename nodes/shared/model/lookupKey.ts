@@ -173,9 +173,28 @@ export function toLookupKey(fields: LookupFields): LookupKey {
 	}
 	const key: LookupKey = { countryCode, companyId };
 	if (countryCode === 'us') key.stateCode = normalizeUsState(fields.state);
-	const languageCode = fieldText('Language', fields.language, LANGUAGE_ACCEPTED);
+	const languageCode = languageTag(fieldText('Language', fields.language, LANGUAGE_ACCEPTED));
 	if (languageCode !== '') key.languageCode = languageCode;
 	return key;
+}
+
+const LANGUAGE_TAG = /^([a-z]{2,3})(?:-([a-z\d]{2,8}))?$/i;
+
+/**
+ * A language tag in the case registries write it (`EN` → `en`, `pt-br` → `pt-BR`, `zh-hant` → `zh-Hant`):
+ * tags are the same in any case (BCP 47), yet a registry may refuse `EN`. Anything else goes as typed.
+ */
+function languageTag(text: string): string {
+	const tag = LANGUAGE_TAG.exec(text);
+	if (!tag) return text;
+	const [, language, subtag] = tag;
+	if (subtag === undefined) return language.toLowerCase();
+	const shaped = /^[a-z]{2}$/i.test(subtag)
+		? subtag.toUpperCase()
+		: /^[a-z]{4}$/i.test(subtag)
+			? subtag[0].toUpperCase() + subtag.slice(1).toLowerCase()
+			: subtag;
+	return `${language.toLowerCase()}-${shaped}`;
 }
 
 /** Rows with the same id make one request per execution. */
