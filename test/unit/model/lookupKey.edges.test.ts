@@ -158,6 +158,20 @@ describe('lookup key, at the edges', () => {
 		expect(toLookupKey({ country: 'de', companyId: 'X', language: 5 }).languageCode).toBe('5');
 	});
 
+	it('a language tag goes in the case registries write it; anything not a tag goes as typed', () => {
+		const sent = (language: string) =>
+			toLookupKey({ country: 'de', companyId: 'X', language }).languageCode;
+		// Language, region and script subtags in their written case (BCP 47: the same tag in any case).
+		expect(sent('EN')).toBe('en');
+		expect(sent('pt-br')).toBe('pt-BR');
+		expect(sent('zh-HANT')).toBe('zh-Hant');
+		expect(sent('ES-419')).toBe('es-419');
+		expect(sent('SGN-ASE1')).toBe('sgn-ASE1');
+		// Not a language tag: sent as the user typed it.
+		for (const typed of ['English', '1EN', 'e', 'en-', 'en-b', 'en-GB-oed', 'en-1ABCD', 'en-ABCDE'])
+			expect(sent(typed)).toBe(typed);
+	});
+
 	it('one key id per distinct lookup: state, id and language never run into each other', () => {
 		const ids = [
 			{ countryCode: 'us', stateCode: 'ca', companyId: 'X' },
