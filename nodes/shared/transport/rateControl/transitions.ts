@@ -132,8 +132,10 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 			inFlight: state.inFlight,
 		});
 	if (firstWaveAnswered(state.pace, report.sentAt)) return;
-	climb(state.pace, workLeft, {
-		answers: state.answeredSinceEvent,
-		ms: now - (state.lastEventAt ?? now),
-	});
+	climb(
+		state.pace,
+		workLeft,
+		{ answers: state.answeredSinceEvent, ms: now - (state.lastEventAt ?? now) },
+		now - report.sentAt,
+	);
 }
