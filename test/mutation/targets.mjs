@@ -115,7 +115,6 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/windowStormPause.test.ts',
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 		'test/unit/transport/rateControl/workersProbe.test.ts',
-		'test/unit/transport/rateControl/floorRoundTrip.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,

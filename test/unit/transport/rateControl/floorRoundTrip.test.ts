@@ -1,8 +1,5 @@
 import { climb, unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
-import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
-import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { ok, play, refused, send } from './story';
+import { runClass } from './simScenario';
 
 // A pace that is only a floor (a first wave admitted too few to measure a rate: a bucket of burst 1)
 // searches upwards until a wave. Doubling each second, a bucket of 428/s was met 9 s into a sheet of
@@ -55,41 +52,20 @@ describe('a pace that is only a floor', () => {
 	});
 });
 
-/**
- * From a first wave of twenty that a bucket of burst 1 admitted one of (its 429s at once, the admission
- * 39 ms later), requests go whenever the pace allows, each answered 39 ms later: the ms until the pace
- * passes `target` a second.
- */
-function msToReach(target: number): number {
-	const wave = [
-		...Array.from({ length: 20 }, () => send(1_000)),
-		...Array.from({ length: 19 }, () => refused(1_000, 1_001)),
-		ok(1_000, 1_039),
-	];
-	let state: ControlState = play(wave).state;
-	const answers: number[] = [];
-	let now = 2_000;
-	const rate = () => (limitOf(state, now) as { rate: number }).rate;
-	while (rate() < target && now < 60_000) {
-		const asked = nextStart(state, now);
-		const startAt = asked.at ?? Number.POSITIVE_INFINITY;
-		if (answers.length > 0 && answers[0] + 39 <= Math.max(now, startAt)) {
-			const sentAt = answers.shift()!;
-			now = sentAt + 39;
-			state = play([ok(sentAt, now)], state).state;
-		} else {
-			now = Math.max(now, startAt);
-			state = transition(asked.state, { kind: 'started' }, now).state;
-			answers.push(now);
-		}
-	}
-	return now - 2_000;
-}
-
-describe('the search from a floor through the transitions (a bucket of burst 1, 39 ms away)', () => {
-	it('passes 400/s within about four seconds of the pause end, not eight', () => {
-		// Doubling each second from about 1/s: 7.8 s; each round trip once a round trip brings an answer
-		// or more (past 26/s): 4.0 s.
-		expect(msToReach(400)).toBeLessThan(5_000);
+describe('a bucket of a high rate and burst 1, telling nothing but 429 (bench:sim s31)', () => {
+	it('is met within a few seconds, not after the sheet would have ended at the limit', async () => {
+		const result = await runClass(
+			{
+				limiter: { family: 'token-bucket', ratePerSecond: 428, burst: 1 },
+				retryAfter: 'zero',
+				latencyMs: 39,
+				jitterMs: 1,
+			},
+			{ rows: 1500 },
+		);
+		expect(result.rowsAnswered).toBe(1500);
+		expect(result.otherFailed).toBe(0);
+		expect(result.share429).toBeLessThan(0.02);
+		expect(result.vsFloor).toBeLessThan(2.6);
 	});
 });

@@ -22,21 +22,3 @@ describe('a bucket of a small burst at a high rate', () => {
 		expect(result.share429).toBeLessThan(0.03);
 	});
 });
-
-describe('a bucket of a higher rate and burst 1, telling nothing but 429 (bench:sim s31)', () => {
-	it('is met within a few seconds (the search doubling each round trip), not after the sheet would have ended at the limit: 428/s', async () => {
-		const result = await runClass(
-			{
-				limiter: { family: 'token-bucket', ratePerSecond: 428, burst: 1 },
-				retryAfter: 'zero',
-				latencyMs: 39,
-				jitterMs: 1,
-			},
-			{ rows: 1500 },
-		);
-		expect(result.rowsAnswered).toBe(1500);
-		expect(result.otherFailed).toBe(0);
-		expect(result.share429).toBeLessThan(0.02);
-		expect(result.vsFloor).toBeLessThan(2.6);
-	});
-});
