@@ -41,8 +41,8 @@ export const RECOVERY_PER_ANSWER = 0.05;
 export const SEARCH_GROWTH_PER_SECOND = 0.25;
 /**
  * A pace that is only a floor (a first wave admitted too few to measure a rate, a bucket of small burst)
- * doubles each second where a round trip brings fewer than one answer (each round trip where more,
- * pace.ts); a count's probe (count.ts) and a quiet probe (pace.ts) grow at most this fast.
+ * doubles each second, as TCP's slow start: from 1/s it meets a limit of 500/s within 9 s, and the wave
+ * it ends in measures the limit.
  */
 export const LOWER_BOUND_GROWTH_PER_SECOND = 1;
 /** Beyond the last event's rate: slow enough that the 429 wave it ends in is rare, fast enough to find a limit that rose. */

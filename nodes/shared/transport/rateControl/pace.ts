@@ -33,8 +33,6 @@ export interface PaceState {
 	 * pace doubles each second from it until a wave. Undefined once a rate was measured.
 	 */
 	lowerBound: number | undefined;
-	/** What the first wave behind a lower bound admitted at once (0 where it admitted nothing). */
-	floorBurst: number;
 	/**
 	 * What a first wave that admitted too few to measure a rate showed the registry gives, a little
 	 * less: no later wave paces below it (it would be slower than asking everybody at once each pause).
@@ -67,7 +65,6 @@ export const unknownPace = (): PaceState => ({
 	rate: undefined,
 	ceiling: undefined,
 	lowerBound: undefined,
-	floorBurst: 0,
 	floorRate: 0,
 	credit: 0,
 	creditCap: 1,
@@ -93,7 +90,6 @@ export function measureFirstWave(pace: PaceState, wave: FirstWave): void {
 		pace.rate = (wave.answers * 1000) / wave.boundSpanMs;
 		pace.creditCap = 1;
 		pace.lowerBound = pace.rate;
-		pace.floorBurst = wave.answers;
 		pace.floorRate = WAVE_DECREASE * pace.rate;
 	} else {
 		pace.rate = undefined;
@@ -163,10 +159,9 @@ export function startOnCredit(pace: PaceState, rate: number, now: number): numbe
 /**
  * An admission: the pace climbs quickly back towards the last wave's rate, then beyond it, so a limit
  * that rose (or that others sharing it stopped spending) is found again; with little work left
- * (`workLeft` lookups) it stops probing. `quiet`: admissions, and ms, since the last congestion event;
- * `roundTripMs`: how long this admission's request took.
+ * (`workLeft` lookups) it stops probing. `quiet`: admissions, and ms, since the last congestion event.
  */
-export function climb(pace: PaceState, workLeft: number, quiet: Quiet, roundTripMs: number): void {
+export function climb(pace: PaceState, workLeft: number, quiet: Quiet): void {
 	if (pace.rate === undefined) return;
 	if (pace.ceiling !== undefined && pace.rate < RECOVERED_SHARE * pace.ceiling) {
 		pace.rate += (pace.ceiling - pace.rate) * RECOVERY_PER_ANSWER;
@@ -193,30 +188,13 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet, roundTrip
 		quiet.answers < PROBE_QUIET_ANSWERS
 	)
 		return;
-	if (pace.ceiling === undefined && pace.lowerBound !== undefined) {
-		// A burst of one (bench:sim s31) refuses the first request past its rate: the search may double
-		// each round trip. A burst of a few lets the pace pass the rate for that many requests before a
-		// 429 tells, each growing it (doubling each round trip, s255: 18/s, burst 2, paced at 23/s and
-		// then cut to 12; s18; workers that others left nothing, s25, s50): each second, as before.
-		pace.rate *= lowerBoundGrowth(pace.rate, pace.floorBurst === 1 ? roundTripMs : 0);
-		return;
-	}
 	const growth =
-		pace.ceiling !== undefined ? probeGrowth(quiet, longWork) : SEARCH_GROWTH_PER_SECOND;
+		pace.ceiling !== undefined
+			? probeGrowth(quiet, longWork)
+			: pace.lowerBound !== undefined
+				? LOWER_BOUND_GROWTH_PER_SECOND
+				: SEARCH_GROWTH_PER_SECOND;
 	pace.rate *= Math.pow(1 + growth, 1 / pace.rate);
-}
-
-/**
- * How much a pace that is only a floor grows at an admission `roundTripMs` after its request left: where
- * a round trip brings an answer or more, it doubles with each round trip's answers, as TCP's slow start
- * (over at most a second's). Doubling each second, a bucket of 428/s, burst 1, 39 ms away was met 9 s
- * into a sheet of 3.5 s at the limit (bench:sim s31, 3.1x the floor). Fewer (or `roundTripMs` 0), each
- * second: a round trip is then one answer, and doubling at each overshot a bucket manyfold before its
- * 429 (s47: 3/s, burst 2; s177: paced at 371/s for 37/s).
- */
-function lowerBoundGrowth(rate: number, roundTripMs: number): number {
-	const perRoundTrip = (rate * Math.min(1000, roundTripMs)) / 1000;
-	return Math.pow(1 + LOWER_BOUND_GROWTH_PER_SECOND, 1 / (perRoundTrip >= 1 ? perRoundTrip : rate));
 }
 
 /** Admissions, and ms, since the last congestion event. */

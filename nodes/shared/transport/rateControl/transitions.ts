@@ -132,10 +132,8 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 			inFlight: state.inFlight,
 		});
 	if (firstWaveAnswered(state.pace, report.sentAt)) return;
-	climb(
-		state.pace,
-		workLeft,
-		{ answers: state.answeredSinceEvent, ms: now - (state.lastEventAt ?? now) },
-		now - report.sentAt,
-	);
+	climb(state.pace, workLeft, {
+		answers: state.answeredSinceEvent,
+		ms: now - (state.lastEventAt ?? now),
+	});
 }

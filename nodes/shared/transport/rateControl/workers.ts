@@ -56,6 +56,5 @@ export function nothingAdmitted(
 	pace.rate = 1000 / pauseMs;
 	pace.creditCap = 1;
 	pace.lowerBound = pace.rate;
-	pace.floorBurst = 0;
 	pause(state, now, actions, now + pauseMs, 'firstLimit');
 }

@@ -15,20 +15,20 @@ const quiet = { answers: 10, ms: 8_000 };
 describe('a worker paced at a few a second by a first wave that admitted it nothing', () => {
 	it('speeds its probe up with the time alone: the answers come too seldom to tell', () => {
 		const pace = paced(2, 0);
-		climb(pace, 40, quiet, 40);
+		climb(pace, 40, quiet);
 		// Before: 2% a second (2.02); by time, three doublings past the quiet spell: 16% a second.
 		expect(pace.rate).toBeGreaterThan(2.1);
 	});
 
 	it('not where an answer put the pace (a first wave admitted a handful: its floor, the limit)', () => {
 		const pace = paced(2, 1.9);
-		climb(pace, 40, quiet, 40);
+		climb(pace, 40, quiet);
 		expect(pace.rate).toBe(2);
 	});
 
 	it('not at a pace fast enough for the answers to tell (ten a second and more)', () => {
 		const pace = paced(10, 0);
-		climb(pace, 200, quiet, 40);
+		climb(pace, 200, quiet);
 		// 2% a second: ten admissions are fewer than the 50 quiet ones that speed it up.
 		expect(pace.rate).toBeLessThan(10.05);
 	});
