@@ -466,3 +466,47 @@ describe('the tokens of a run', () => {
 		}
 	});
 });
+
+// The engine case (redteam/baseUrlWithoutScheme.test.ts) in each way a Base URL can miss its scheme.
+describe("the credential's Base URL", () => {
+	const needsScheme = (shown: string) =>
+		`The credential's Base URL '${shown}' is not an http(s) address: write it with its scheme, e.g. https://api.verifiet.com`;
+
+	it.each([
+		['without a scheme', 'registry.test'],
+		['with another scheme', 'ftp://registry.test'],
+		['with https:// only further on', 'proxy.test/https://registry.test'],
+	])('%s: every row fails saying so, and nothing is sent', async (_label, baseUrl) => {
+		const { context, sent } = standIn(() => ok(), { baseUrl });
+		const results = await lookUpRows(
+			context,
+			rowsOf(['HRB1', 'HRB2']),
+			{},
+			{ stopAtFirstFailure: false },
+		);
+		expect(
+			results.map((row) => [row.kind, row.itemIndex, row.kind === 'failed' && row.error.message]),
+		).toEqual([
+			['failed', 0, needsScheme(baseUrl)],
+			['failed', 1, needsScheme(baseUrl)],
+		]);
+		expect(sent).toEqual([]);
+	});
+
+	it.each(['http://registry.test', 'HTTPS://registry.test'])(
+		'%s is an http(s) address: its rows are looked up',
+		async (baseUrl) => {
+			const { context, sent } = standIn(() => ok(), { baseUrl });
+			const results = await lookUpRows(
+				context,
+				rowsOf(['HRB1']),
+				{},
+				{ stopAtFirstFailure: false },
+			);
+			expect(seen(results)).toEqual([
+				{ record: GOOD_RECORD.officialName, row: 0, key: key('HRB1') },
+			]);
+			expect(sent.map((request) => request.path)).toEqual([pathOf('HRB1')]);
+		},
+	);
+});
