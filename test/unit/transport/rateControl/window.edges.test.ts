@@ -229,6 +229,19 @@ describe('answers within a known window', () => {
 		expect(when(steps, NEXT + 80)).toBe(NEXT + 3_000);
 	});
 
+	it('after a 429 cut the budget, a later count does not raise it again (a count others spend too)', () => {
+		// A budget of 6; three more sent; the first of them refused: the budget is what came before it, 1.
+		const cut = [
+			...nextWindow(5),
+			send(NEXT + 60),
+			send(NEXT + 70),
+			send(NEXT + 80),
+			refused(NEXT + 60, NEXT + 90),
+			ok(NEXT + 70, NEXT + 100, { remaining: 5 }),
+		];
+		expect(when(cut, NEXT + 100)).toBe(NEXT + 3_000);
+	});
+
 	it('a later answer without a count leaves the budget as it was', () => {
 		const steps = [...nextWindow(2), send(NEXT + 60), ok(NEXT + 60, NEXT + 80, {})];
 		expect(when(steps, NEXT + 80)).toBe(0);
