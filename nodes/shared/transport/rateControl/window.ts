@@ -40,8 +40,6 @@ export interface WindowState {
 	refuted: boolean;
 	/** A refusal since the last reset cut the budget: a count shared with others, no longer raised by it. */
 	cut: boolean;
-	/** A count rose between resets: its budget comes back request by request (a sliding log's). */
-	drains: boolean;
 }
 
 /** Entered on a refusal: one request alone after a moment, then (a window) nobody until `resetAt`. */
@@ -59,7 +57,6 @@ export function suspectWindow(now: number, resetAt: number | undefined): WindowS
 		confirming: true,
 		refuted: false,
 		cut: false,
-		drains: false,
 	};
 }
 
@@ -78,13 +75,7 @@ export function windowNextStart(
 	if (window.probeSentAt !== undefined) return undefined;
 	if (window.holdUntil > now) return window.holdUntil;
 	if (left(window) >= 1) return 0;
-	// A log that drains, spent, nothing out: its reset (when its oldest request leaves) is told in whole
-	// seconds, rounded up, so up to a second late; one request alone asks from a second before. Admitted,
-	// its count tells what came back; refused, the cut waits for the reset.
-	if (window.resetAt !== undefined)
-		return window.drains && !window.cut && inFlight === 0
-			? window.resetAt - RESET_RESOLUTION_MS
-			: window.resetAt;
+	if (window.resetAt !== undefined) return window.resetAt;
 	// Spent, and no answer said when it returns: the answers still out will; with none out, ask.
 	return inFlight > 0 ? undefined : 0;
 }
@@ -164,12 +155,11 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 		// whole seconds). Requests that left with this one count as after it: among those, the first
 		// to arrive tells the most, and none tells more than was left. Not after a refusal cut it: the
 		// count is shared with others (workers), each would take what is left for itself.
-		if (report.remaining !== undefined && !window.cut) {
-			const told =
-				window.starts.filter((start) => start < report.sentAt).length + 1 + report.remaining;
-			if (told > window.budget) window.drains = true;
-			window.budget = Math.max(window.budget, told);
-		}
+		if (report.remaining !== undefined && !window.cut)
+			window.budget = Math.max(
+				window.budget,
+				window.starts.filter((start) => start < report.sentAt).length + 1 + report.remaining,
+			);
 		return;
 	}
 	// What this reset gave (up or down); an answer without a count is taken to give what the last did.

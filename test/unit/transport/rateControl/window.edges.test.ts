@@ -242,44 +242,6 @@ describe('answers within a known window', () => {
 		expect(when(cut, NEXT + 100)).toBe(NEXT + 3_000);
 	});
 
-	describe('a count that rose between resets (a sliding log, its requests leaving one by one)', () => {
-		// A budget of 3 spent; one answer says 2 left after it: 4, one more sent; all answered, 0 left.
-		const rose = [
-			...nextWindow(2),
-			send(NEXT + 60),
-			send(NEXT + 61),
-			ok(NEXT + 60, NEXT + 80, { remaining: 2 }),
-			send(NEXT + 90),
-		];
-		const spent = [
-			...rose,
-			ok(NEXT + 61, NEXT + 100, { remaining: 0 }),
-			ok(NEXT + 90, NEXT + 120, { remaining: 0 }),
-		];
-
-		it('spent with nothing in flight: one request alone may go a second before the told reset (told in whole seconds, rounded up)', () => {
-			expect(when(rose, NEXT + 90)).toBe(NEXT + 3_000);
-			expect(when(spent, NEXT + 120)).toBe(NEXT + 2_000);
-			expect(when([...spent, send(NEXT + 2_000)], NEXT + 2_000)).toBe(NEXT + 3_000);
-		});
-
-		it('that request refused: nobody until the reset itself', () => {
-			const steps = [...spent, send(NEXT + 2_000), refused(NEXT + 2_000, NEXT + 2_001)];
-			expect(when(steps, NEXT + 2_001)).toBe(NEXT + 3_000);
-		});
-
-		it('a count that only went down: spent, the reset itself', () => {
-			const steps = [
-				...nextWindow(2),
-				send(NEXT + 60),
-				send(NEXT + 61),
-				ok(NEXT + 60, NEXT + 80, { remaining: 1 }),
-				ok(NEXT + 61, NEXT + 100, { remaining: 0 }),
-			];
-			expect(when(steps, NEXT + 100)).toBe(NEXT + 3_000);
-		});
-	});
-
 	it('a later answer without a count leaves the budget as it was', () => {
 		const steps = [...nextWindow(2), send(NEXT + 60), ok(NEXT + 60, NEXT + 80, {})];
 		expect(when(steps, NEXT + 80)).toBe(0);
