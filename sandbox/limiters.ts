@@ -24,16 +24,18 @@ export interface RateLimitSettings {
 /**
  * `limit` is what X-RateLimit-Limit says (burst or window limit); `resetSeconds` is what X-RateLimit-Reset says:
  * seconds until the window ends (fixed), the oldest admitted request leaves it (sliding), or the bucket holds
- * one token (token bucket; 0 while it does).
+ * one token (token bucket; 0 while it does). `resetMs` is the same moment unrounded (ms from now), for a
+ registry that tells it as Unix time: the instant's second, not now's second plus the rounded seconds.
  */
 export type RateDecision =
-	| { allowed: true; remaining: number; limit: number; resetSeconds: number }
+	| { allowed: true; remaining: number; limit: number; resetSeconds: number; resetMs: number }
 	| {
 			allowed: false;
 			retryAfterSeconds: number;
 			remaining: 0;
 			limit: number;
 			resetSeconds: number;
+			resetMs: number;
 			reason: 'rate' | 'quota';
 	  };
 
@@ -132,6 +134,7 @@ export class RateLimiter {
 				limit: verdict.limit,
 				retryAfterSeconds: seconds,
 				resetSeconds: seconds,
+				resetMs: midnight - now,
 			};
 		}
 		if (!verdict.admit) {
@@ -142,6 +145,7 @@ export class RateLimiter {
 				limit: verdict.limit,
 				retryAfterSeconds: verdict.retryAfterSeconds,
 				resetSeconds: verdict.retryAfterSeconds,
+				resetMs: verdict.retryAfterMs,
 			};
 		}
 		state.usedToday += 1;
@@ -152,12 +156,15 @@ export class RateLimiter {
 		const { ratePerSecond, burst } = this.settings;
 		state.tokens = Math.min(burst, state.tokens + ((now - state.updatedAt) / 1000) * ratePerSecond);
 		state.updatedAt = now;
+		const msToOneToken = (tokens: number) =>
+			tokens >= 1 ? 0 : ((1 - tokens) * 1000) / ratePerSecond;
 		const secondsToOneToken = (tokens: number) =>
 			tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerSecond));
 		return {
 			limit: burst,
 			admit: state.tokens >= 1,
 			retryAfterSeconds: secondsToOneToken(state.tokens),
+			retryAfterMs: msToOneToken(state.tokens),
 			commit: (): RateDecision => {
 				state.tokens -= 1;
 				return {
@@ -165,6 +172,7 @@ export class RateLimiter {
 					remaining: Math.floor(state.tokens),
 					limit: burst,
 					resetSeconds: secondsToOneToken(state.tokens),
+					resetMs: msToOneToken(state.tokens),
 				};
 			},
 		};
@@ -183,6 +191,7 @@ export class RateLimiter {
 			limit,
 			admit: state.windowCount < limit,
 			retryAfterSeconds: toWindowEnd,
+			retryAfterMs: windowStart + windowMs - now,
 			commit: (): RateDecision => {
 				state.windowCount += 1;
 				return {
@@ -190,6 +199,7 @@ export class RateLimiter {
 					remaining: limit - state.windowCount,
 					limit,
 					resetSeconds: toWindowEnd,
+					resetMs: windowStart + windowMs - now,
 				};
 			},
 		};
@@ -207,6 +217,7 @@ export class RateLimiter {
 			admit: state.log.length < limit,
 			retryAfterSeconds:
 				blocking === undefined ? 0 : Math.max(1, upSeconds(blocking + windowMs - now)),
+			retryAfterMs: blocking === undefined ? 0 : blocking + windowMs - now,
 			commit: (): RateDecision => {
 				state.log.push(now);
 				return {
@@ -214,6 +225,7 @@ export class RateLimiter {
 					remaining: limit - state.log.length,
 					limit,
 					resetSeconds: upSeconds(state.log[0] + windowMs - now),
+					resetMs: state.log[0] + windowMs - now,
 				};
 			},
 		};

@@ -158,14 +158,21 @@ export class SimulatedRegistry {
 		if (spec.headers === 'none' || (spec.headersOn === '429-only' && !refused)) return {};
 		const now = this.clock.now();
 		let remaining = decision.remaining;
+		// Unix time is the second of the moment itself, rounded up as the seconds form is (a registry
+		// reckons the instant, then writes its second): at most a second late. Now's second plus the
+		// rounded seconds would be up to two (a 1 s log's reset told 2 s ahead).
 		let reset: number | string =
-			spec.resetAs === 'unix' ? this.unixReset(now, decision.resetSeconds) : decision.resetSeconds;
+			spec.resetAs === 'unix' ? Math.ceil((now + decision.resetMs) / 1000) : decision.resetSeconds;
+		// The IETF fields tell seconds from now whatever resetAs says.
+		let seconds: number | string = decision.resetSeconds;
 		if (spec.nonsense === 'remaining-0') remaining = 0;
 		if (spec.nonsense === 'remaining-1') remaining = 1;
 		if (spec.nonsense === 'remaining-negative') remaining = -5;
-		if (spec.nonsense === 'reset-nan') reset = 'NaN';
-		if (spec.nonsense === 'reset-past')
+		if (spec.nonsense === 'reset-nan') reset = seconds = 'NaN';
+		if (spec.nonsense === 'reset-past') {
 			reset = spec.resetAs === 'unix' ? Math.floor(now / 1000) - 30 : -30;
+			seconds = -30;
+		}
 		const withReset = spec.nonsense !== 'no-reset';
 		const repeat = (value: string): string | string[] =>
 			spec.nonsense === 'repeated' ? [value, value] : value;
@@ -181,30 +188,12 @@ export class SimulatedRegistry {
 			}
 			case 'ietf-structured': {
 				const windowS = Math.max(1, Math.round((spec.limiter.windowMs ?? 1000) / 1000));
-				const t =
-					typeof reset === 'number' && spec.resetAs === 'unix'
-						? reset - this.unixReset(now, 0)
-						: reset;
 				return {
 					'ratelimit-policy': repeat(`"default";q=${decision.limit};w=${windowS}`),
-					ratelimit: repeat(`"default";r=${remaining}${withReset ? `;t=${t}` : ''}`),
+					ratelimit: repeat(`"default";r=${remaining}${withReset ? `;t=${seconds}` : ''}`),
 				};
 			}
 		}
-	}
-
-	/**
-	 * X-RateLimit-Reset as Unix time, `seconds` (what the seconds form says) ahead. A fixed window's end
-	 * is a whole second (windows start at multiples of their length), and the registry says that second:
-	 * counting the seconds form, itself rounded up, from the next whole second would name a second later
-	 * (a 1 s window's reset told as 2 s ahead: a client that believes it loses every other window).
-	 */
-	private unixReset(now: number, seconds: number): number {
-		const second = now / 1000;
-		return (
-			(this.spec.limiter.family === 'fixed-window' ? Math.floor(second) : Math.ceil(second)) +
-			seconds
-		);
 	}
 
 	/** The long quota's headers, on every answer: its Remaining counts down, its Reset is far ahead. */

@@ -5,6 +5,7 @@ import {
 	MIN_WAIT_MS,
 	WINDOW_FALLBACK_RESET_MS,
 } from './constants';
+import { RESET_RESOLUTION_MS } from './headers/reading';
 import type { RequestReport } from './types';
 
 /**
@@ -37,6 +38,8 @@ export interface WindowState {
 	confirming: boolean;
 	/** That request was admitted: the budget refills request by request, a bucket's. */
 	refuted: boolean;
+	/** A refusal since the last reset cut the budget: a count shared with others, no longer raised by it. */
+	cut: boolean;
 }
 
 /** Entered on a refusal: one request alone after a moment, then (a window) nobody until `resetAt`. */
@@ -53,6 +56,7 @@ export function suspectWindow(now: number, resetAt: number | undefined): WindowS
 		holdUntil: now + CONFIRM_AFTER_MS,
 		confirming: true,
 		refuted: false,
+		cut: false,
 	};
 }
 
@@ -121,14 +125,20 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 		forget(window, report.sentAt);
 		if (report.sentAt === window.leadSentAt) {
 			// The first request after a reset refused: the reset was reckoned a little early, not the
-			// budget wrong; nobody sends for a moment, longer each time in a row.
-			window.holdUntil =
-				now + EARLY_RESET_HOLD_MS * 2 ** Math.min(window.early++, EARLY_RESET_DOUBLINGS);
+			// budget wrong; nobody sends for a moment, longer each time in a row. Where the refusal says
+			// none is left and when some is back (a sliding log's next request to leave it, seconds
+			// away), not before: that reset is told in whole seconds, rounded up, so a second sooner.
+			const told = report.remaining === 0 ? earliestReset(undefined, report, now) : undefined;
+			window.holdUntil = Math.max(
+				now + EARLY_RESET_HOLD_MS * 2 ** Math.min(window.early++, EARLY_RESET_DOUBLINGS),
+				(told ?? 0) - RESET_RESOLUTION_MS,
+			);
 			return;
 		}
 		window.resetAt =
 			earliestReset(window.resetAt, report, now) ?? window.resetAt ?? fallbackReset(report, now);
 		window.budget = Math.min(window.budget ?? Number.POSITIVE_INFINITY, Math.max(0, before));
+		window.cut = true;
 		return;
 	}
 	if (!admitted) {
@@ -139,7 +149,19 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 	}
 	window.early = 0;
 	window.resetAt = earliestReset(window.resetAt, report, now);
-	if (window.budget !== undefined && report.sentAt !== window.leadSentAt) return;
+	if (window.budget !== undefined && report.sentAt !== window.leadSentAt) {
+		// A count above what the window reckons left: the budget came back between resets (a sliding
+		// log's oldest requests leave it one by one, its reset says only when the first does, and in
+		// whole seconds). Requests that left with this one count as after it: among those, the first
+		// to arrive tells the most, and none tells more than was left. Not after a refusal cut it: the
+		// count is shared with others (workers), each would take what is left for itself.
+		if (report.remaining !== undefined && !window.cut)
+			window.budget = Math.max(
+				window.budget,
+				window.starts.filter((start) => start < report.sentAt).length + 1 + report.remaining,
+			);
+		return;
+	}
 	// What this reset gave (up or down); an answer without a count is taken to give what the last did.
 	if (report.remaining !== undefined) window.given = Math.max(0, before) + 1 + report.remaining;
 	window.budget = window.given;
@@ -165,6 +187,7 @@ function rollIfDue(window: WindowState, now: number): void {
 	window.resetAt = undefined;
 	window.starts = [];
 	window.leadSentAt = undefined;
+	window.cut = false;
 	// Unknown until the first request's answer tells it: that request goes alone.
 	window.budget = undefined;
 }

@@ -176,9 +176,74 @@ describe('the first request of each window', () => {
 	});
 });
 
+describe('the first request after a reset refused, telling when its budget is back', () => {
+	it('saying none is left and a reset seconds away: nobody sends until a second before it (told in whole seconds, rounded up)', () => {
+		// A sliding log whose requests of the last window have not left it yet: the next leaves in 5 s.
+		const steps = [
+			...confirmed,
+			send(NEXT),
+			refused(NEXT, NEXT + 50, { remaining: 0, resetMs: 5_000 }),
+		];
+		expect(when(steps, NEXT + 50)).toBe(NEXT + 4_000);
+	});
+
+	it.each([
+		['no count', { resetMs: 5_000 }],
+		['some left (another limit refused)', { remaining: 3, resetMs: 5_000 }],
+		['a reset within the second', { remaining: 0, resetMs: 1_000 }],
+		['a reset already past', { remaining: 0, resetMs: 40 }],
+	])('saying %s: the short hold', (_case, told) => {
+		const steps = [...confirmed, send(NEXT), refused(NEXT, NEXT + 50, told)];
+		expect(when(steps, NEXT + 50)).toBe(NEXT + 50 + EARLY_RESET_HOLD_MS);
+	});
+});
+
 describe('answers within a known window', () => {
 	it("other requests' counts do not change the budget its first answer told", () => {
 		const steps = [...nextWindow(2), send(NEXT + 60), ok(NEXT + 60, NEXT + 80, { remaining: 0 })];
+		expect(when(steps, NEXT + 80)).toBe(0);
+	});
+
+	it('a later count above what the window reckons left raises the budget: it came back since (a sliding log)', () => {
+		const spent = [...nextWindow(2), send(NEXT + 60), send(NEXT + 61)];
+		expect(when(spent, NEXT + 61)).toBe(NEXT + 3_000);
+		// 5 left after the request of NEXT + 60: with the one before it and itself, a budget of 7, 3 spent.
+		const raised = [...spent, ok(NEXT + 60, NEXT + 80, { remaining: 5 })];
+		expect(when([...raised, send(NEXT + 90), send(NEXT + 91), send(NEXT + 92)], NEXT + 92)).toBe(0);
+		expect(
+			when(
+				[...raised, send(NEXT + 90), send(NEXT + 91), send(NEXT + 92), send(NEXT + 93)],
+				NEXT + 93,
+			),
+		).toBe(NEXT + 3_000);
+	});
+
+	it('requests that left together count as after the one answering: its count tells no more than was left', () => {
+		// A budget of 3 spent by the first request and two that left at one moment; one of them says 1 left.
+		const steps = [
+			...nextWindow(2),
+			send(NEXT + 60),
+			send(NEXT + 60),
+			ok(NEXT + 60, NEXT + 80, { remaining: 1 }),
+		];
+		expect(when(steps, NEXT + 80)).toBe(NEXT + 3_000);
+	});
+
+	it('after a 429 cut the budget, a later count does not raise it again (a count others spend too)', () => {
+		// A budget of 6; three more sent; the first of them refused: the budget is what came before it, 1.
+		const cut = [
+			...nextWindow(5),
+			send(NEXT + 60),
+			send(NEXT + 70),
+			send(NEXT + 80),
+			refused(NEXT + 60, NEXT + 90),
+			ok(NEXT + 70, NEXT + 100, { remaining: 5 }),
+		];
+		expect(when(cut, NEXT + 100)).toBe(NEXT + 3_000);
+	});
+
+	it('a later answer without a count leaves the budget as it was', () => {
+		const steps = [...nextWindow(2), send(NEXT + 60), ok(NEXT + 60, NEXT + 80, {})];
 		expect(when(steps, NEXT + 80)).toBe(0);
 	});
 

@@ -17,6 +17,8 @@ export type Headers = Record<string, unknown>;
 
 /** A reset further ahead than this is no reset of a rate limit a sheet can wait for: ignored. */
 export const LONGEST_RESET_MS = 86_400_000;
+/** Every dialect tells a reset in whole seconds, rounded up: the budget may be back up to this much sooner. */
+export const RESET_RESOLUTION_MS = 1_000;
 /** Longer header values are nobody's rate limit: read no further (every parser here is linear anyway). */
 export const LONGEST_FIELD_CHARS = 1_024;
 /** Past this a number is no count (RFC 8941 integers have at most 15 digits). */
