@@ -142,10 +142,33 @@ async function pollWatchlist(
 	if (manual) return await testEvent(context, keys[0], options, clock);
 
 	const staticData = context.getWorkflowStaticData('node');
+	const budgetMs = pollBudgetMs(context);
+	// n8n's poll timer does not wait for a poll still running: the poll in its budget has the list.
+	const runningUntil = staticData[RUNNING_UNTIL];
+	if (budgetMs !== undefined && typeof runningUntil === 'number' && runningUntil > clock.now()) {
+		context.logger.debug('Company Registry Trigger: the previous poll is still running; skipped');
+		return null;
+	}
+	if (budgetMs !== undefined) staticData[RUNNING_UNTIL] = clock.now() + budgetMs;
+	try {
+		return await checkWatchlist(context, clock, keys, options, staticData, budgetMs);
+	} finally {
+		delete staticData[RUNNING_UNTIL];
+	}
+}
+
+/** Checks the companies of the list that the budget allows, from where the last poll stopped. */
+async function checkWatchlist(
+	context: IPollFunctions,
+	clock: Clock,
+	keys: LookupKey[],
+	options: TriggerOptions,
+	staticData: IDataObject,
+	budgetMs: number | undefined,
+): Promise<INodeExecutionData[][] | null> {
 	// A poll that did not get through the list goes on where it stopped: each company in turn.
 	const start = resumeIndex(staticData, keys);
 	const order = keys.map((_, index) => (start + index) % keys.length);
-	const budgetMs = pollBudgetMs(context);
 	const budget = budgetMs === undefined ? undefined : budgetedPoll(context, clock, budgetMs);
 	let rows: CompanyRow[];
 	try {
@@ -237,6 +260,8 @@ async function pollWatchlist(
 
 /** Where the static data says the next poll starts: the company the last poll could not check. */
 const RESUME_AT = 'resumeAt';
+/** Until when the poll now running may run (its start plus n8n's budget): removed when it ends. */
+const RUNNING_UNTIL = 'runningUntil';
 
 function resumeIndex(staticData: IDataObject, keys: LookupKey[]): number {
 	const saved = staticData[RESUME_AT];

@@ -83,4 +83,25 @@ describe('Company Registry Trigger within n8n’s poll budget', () => {
 		);
 		expect(engine.staticDataOf('trigger-workflow')).toEqual(before);
 	});
+
+	it('a poll started while the last one still runs leaves the list to it (n8n’s poll timer does not wait)', async () => {
+		const workflow = triggerWorkflow(WATCHLIST.slice(0, 3));
+		expect(await engine.poll(workflow, TRIGGER)).toBeNull();
+		sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { status: 'Inactive' });
+		sandbox.setFaults({ latencyMs: 500 });
+		const lookupsBefore = sandbox.counters.lookups;
+		const polls = await Promise.all([
+			engine.poll(workflow, TRIGGER),
+			engine.poll(workflow, TRIGGER),
+		]);
+		expect(sandbox.counters.lookups - lookupsBefore).toBe(3);
+		expect(polls.flatMap((result) => result?.[0] ?? []).map((item) => item.json.event)).toEqual([
+			'turnedInactive',
+		]);
+		// The next poll is not held back by the one that ended.
+		sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { status: 'Active' });
+		expect((await engine.poll(workflow, TRIGGER))?.[0].map((item) => item.json.event)).toEqual([
+			'turnedActive',
+		]);
+	});
 });
