@@ -148,10 +148,6 @@ export class Engine {
 	}
 
 	/**
-	 * Runs one poll of a polling trigger node, as n8n's poll scheduler does (mode 'trigger'): on the same
-	 * Workflow object each time, as n8n's ActiveWorkflows do; or its "Fetch Test Event" ('manual').
-	 */
-	/**
 	 * Calls `listener` each time a try of the node ends with an error, with how many of its tries have
 	 * failed so far: WorkflowExecute logs each one before Retry On Fail waits and runs the node again.
 	 */
@@ -170,7 +166,20 @@ export class Engine {
 		return this.logs.filter((line) => line.includes(`Running node "${nodeName}" started`)).length;
 	}
 
-	async poll(workflowFile: WorkflowFile, nodeName: string, mode: 'trigger' | 'manual' = 'trigger') {
+	/**
+	 * Runs one poll of a polling trigger node, as n8n's poll scheduler does (mode 'trigger'): on the same
+	 * Workflow object each time, as n8n's ActiveWorkflows do; or its "Fetch Test Event" ('manual').
+	 * `pollBudgetMs`: the time budget n8n 2.41.1 gives a poll (`getPollBudgetMs`). Under the durable
+	 * scheduler it is min(N8N_SCHEDULER_POLL_TIMEOUT, N8N_SCHEDULER_LEASE_DURATION) less a margin, and a
+	 * poll past the timeout is abandoned (TriggerExecutionContextFactory.getExecutePollFunctions,
+	 * PollTriggerTaskHandler); without it PollContext's default (5 minutes) applies, as here by default.
+	 */
+	async poll(
+		workflowFile: WorkflowFile,
+		nodeName: string,
+		mode: 'trigger' | 'manual' = 'trigger',
+		{ pollBudgetMs }: { pollBudgetMs?: number } = {},
+	) {
 		// Saving a changed workflow re-activates it in n8n: a new definition gets a new Workflow object.
 		const activation = `${workflowFile.id ?? 'test-workflow'} ${JSON.stringify(workflowFile.nodes)}`;
 		const workflow =
@@ -187,6 +196,12 @@ export class Engine {
 			this.additionalData(mode, workflowFile),
 			mode,
 			mode === 'manual' ? 'manual' : 'activate',
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			pollBudgetMs === undefined ? undefined : () => pollBudgetMs,
 		);
 		const result = await nodeType.poll!.call(context);
 		this.saveStaticData(workflow, mode);

@@ -15,12 +15,18 @@ import {
 	requestOptions,
 	sortedOptions,
 } from '../shared/descriptions';
-import { inputErrorOf, lookUpRows, type RequestOptionValues } from '../shared/lookupPipeline';
+import {
+	inputErrorOf,
+	lookUpRows,
+	type CompanyRow,
+	type RequestOptionValues,
+} from '../shared/lookupPipeline';
 import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
 import { detectChanges } from '../shared/watch/detector';
 import { realClock, type Clock } from '../shared/transport/wait';
 import { checkFailedItemJson, failedChecksToReport } from '../shared/watch/failedChecks';
 import { StaticDataMemory } from '../shared/watch/memory';
+import { budgetedPoll, pollBudgetMs } from './pollBudget';
 import { FIRST_SEEN, changeItemJson, watchKey } from '../shared/watch/snapshot';
 
 interface WatchlistEntry {
@@ -133,16 +139,56 @@ async function pollWatchlist(
 		throw new NodeOperationError(context.getNode(), 'Add at least one company to watch');
 
 	const manual = context.getMode() === 'manual';
-	// A test event needs only the first company.
-	const watched = manual ? keys.slice(0, 1) : keys;
-	const rows = await lookUpRows(
-		context,
-		{ count: watched.length, keyAt: (index) => watched[index] },
-		options,
-		{ stopAtFirstFailure: false },
-	);
+	if (manual) return await testEvent(context, keys[0], options, clock);
+
+	const staticData = context.getWorkflowStaticData('node');
+	const budgetMs = pollBudgetMs(context);
+	// n8n's poll timer does not wait for a poll still running: the poll in its budget has the list.
+	const runningUntil = staticData[RUNNING_UNTIL];
+	if (budgetMs !== undefined && typeof runningUntil === 'number' && runningUntil > clock.now()) {
+		context.logger.debug('Company Registry Trigger: the previous poll is still running; skipped');
+		return null;
+	}
+	if (budgetMs !== undefined) staticData[RUNNING_UNTIL] = clock.now() + budgetMs;
+	try {
+		return await checkWatchlist(context, clock, keys, options, staticData, budgetMs);
+	} finally {
+		delete staticData[RUNNING_UNTIL];
+	}
+}
+
+/** Checks the companies of the list that the budget allows, from where the last poll stopped. */
+async function checkWatchlist(
+	context: IPollFunctions,
+	clock: Clock,
+	keys: LookupKey[],
+	options: TriggerOptions,
+	staticData: IDataObject,
+	budgetMs: number | undefined,
+): Promise<INodeExecutionData[][] | null> {
+	// A poll that did not get through the list goes on where it stopped: each company in turn.
+	const start = resumeIndex(staticData, keys);
+	const order = keys.map((_, index) => (start + index) % keys.length);
+	const budget = budgetMs === undefined ? undefined : budgetedPoll(context, clock, budgetMs);
+	let rows: CompanyRow[];
+	try {
+		rows = await lookUpRows(
+			budget?.context ?? context,
+			{ count: order.length, keyAt: (index) => keys[order[index]] },
+			options,
+			{ stopAtFirstFailure: false },
+		);
+	} finally {
+		budget?.end();
+	}
+	// Item indexes as in the list, for the log and the order of the output.
+	rows = rows.map((row) => ({ ...row, itemIndex: order[row.itemIndex] }));
+	// Rows the budget stopped were not checked: neither a change nor a failed check, left for the next poll.
+	const notChecked = (row: CompanyRow) =>
+		budget?.stopped === true && row.kind === 'failed' && row.cause === 'cancelled';
+	const deferred = rows.filter(notChecked);
 	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
-	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
+	const failures = rows.flatMap((row) => (row.kind === 'failed' && !notChecked(row) ? [row] : []));
 	// A failed lookup is never a change: the company keeps its last known state.
 	for (const row of failures)
 		context.logger.warn(`Company Registry Trigger: ${row.error.message}`, {
@@ -150,15 +196,27 @@ async function pollWatchlist(
 		});
 	// Nothing could be checked at all: that is a broken trigger, not a quiet day.
 	if (looked.length === 0 && failures.length > 0) throw failures[0].error;
+	if (looked.length === 0)
+		throw new NodeOperationError(
+			context.getNode(),
+			`No company could be checked within the time n8n gives a poll (${Math.round((budgetMs ?? 0) / 1000)} s)`,
+			{
+				description:
+					'The registry answered too slowly, or asked to wait longer than that. The next poll tries again; nothing was forgotten.',
+			},
+		);
+	// The first company of this poll's order that was not checked.
+	const turnOf = (row: CompanyRow) => (row.itemIndex - start + keys.length) % keys.length;
+	const nextUnchecked = deferred.reduce<CompanyRow | undefined>(
+		(first, row) => (first === undefined || turnOf(row) < turnOf(first) ? row : first),
+		undefined,
+	);
+	if (nextUnchecked?.key) staticData[RESUME_AT] = watchKey(nextUnchecked.key);
+	else delete staticData[RESUME_AT];
 
 	const now = new Date(clock.now());
-	if (manual) {
-		const [first] = looked;
-		return [[{ json: changeItemJson({ ...first, change: FIRST_SEEN }, now) as IDataObject }]];
-	}
 	// The list is the whole watch: companies taken off it are forgotten at once.
 	const listed = new Set(keys.map(watchKey));
-	const staticData = context.getWorkflowStaticData('node');
 	const memory = new StaticDataMemory(staticData, context.logger, (id) => listed.has(id));
 	const failed = failures.flatMap((row) =>
 		row.key
@@ -182,7 +240,10 @@ async function pollWatchlist(
 	const intervalHours = Number(options.failedCheckInterval ?? 24);
 	const intervalMs =
 		Number.isFinite(intervalHours) && intervalHours > 0 ? intervalHours * 3_600_000 : 0;
+	// Companies left for the next poll keep their failing spell as it was: they were not checked.
+	const carried = failingOf(staticData, deferred);
 	const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
+	Object.assign(staticData.failing as object, carried);
 	const items = [
 		...found.map((change) => ({
 			itemIndex: change.itemIndex,
@@ -195,4 +256,45 @@ async function pollWatchlist(
 	].sort((a, b) => a.itemIndex - b.itemIndex);
 	if (items.length === 0) return null;
 	return [items.map(({ json }) => ({ json: json as IDataObject }))];
+}
+
+/** Where the static data says the next poll starts: the company the last poll could not check. */
+const RESUME_AT = 'resumeAt';
+/** Until when the poll now running may run (its start plus n8n's budget): removed when it ends. */
+const RUNNING_UNTIL = 'runningUntil';
+
+function resumeIndex(staticData: IDataObject, keys: LookupKey[]): number {
+	const saved = staticData[RESUME_AT];
+	if (typeof saved !== 'string') return 0;
+	return Math.max(
+		0,
+		keys.findIndex((key) => watchKey(key) === saved),
+	);
+}
+
+/** The saved failing spells of these companies (failedChecks.ts keeps them under `failing`). */
+function failingOf(staticData: IDataObject, rows: CompanyRow[]): IDataObject {
+	const failing = staticData.failing;
+	if (typeof failing !== 'object' || failing === null || Array.isArray(failing)) return {};
+	const carried: IDataObject = {};
+	for (const row of rows) {
+		const id = row.key ? watchKey(row.key) : undefined;
+		if (id !== undefined && Object.hasOwn(failing, id)) carried[id] = (failing as IDataObject)[id];
+	}
+	return carried;
+}
+
+/** "Fetch Test Event": the current state of the first company; nothing is remembered. */
+async function testEvent(
+	context: IPollFunctions,
+	key: LookupKey,
+	options: TriggerOptions,
+	clock: Clock,
+): Promise<INodeExecutionData[][]> {
+	const [row] = await lookUpRows(context, { count: 1, keyAt: () => key }, options, {
+		stopAtFirstFailure: false,
+	});
+	if (row.kind === 'failed') throw row.error;
+	const now = new Date(clock.now());
+	return [[{ json: changeItemJson({ ...row, change: FIRST_SEEN }, now) as IDataObject }]];
 }
