@@ -296,4 +296,25 @@ describe('a record on its way to an output, at depth', () => {
 			note: 'Bearer [redacted] 5',
 		});
 	});
+
+	it('passes a field the registry calls error on as registryError (n8n takes `error` for a failed item)', () => {
+		const record = {
+			isRegistered: true,
+			officialName: 'Errorless Ltd',
+			status: 'Active',
+			registrationDate: '2020-01-01',
+			registeredAddress: 'Error Street 1',
+			error: '',
+			errors: ['none'],
+		} as unknown as CompanyRecord;
+		expect(redactRecord(record, ['client-secret-4711'])).toStrictEqual({
+			isRegistered: true,
+			officialName: 'Errorless Ltd',
+			status: 'Active',
+			registrationDate: '2020-01-01',
+			registeredAddress: 'Error Street 1',
+			registryError: '',
+			errors: ['none'],
+		});
+	});
 });
