@@ -109,6 +109,45 @@ function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
 }
 
 /**
+ * Companies a block entry stands for: a worker asks one value per 10 companies, and asks the entries of
+ * only the 10 whose block the row does not hold (with 1% of the companies changed, about 1 block in 10).
+ */
+const BLOCK_SIZE = 10;
+
+/** The row as step 3 writes it for the companies named now: per block its entry, then its companies' entries. */
+interface Row {
+	entries: string[];
+	blocks: string[];
+	/** The companies of each block. */
+	members: string[][];
+}
+
+/**
+ * A block entry is its companies' entries in one JSON array, and comes before them: a block the row
+ * holds says its companies' entries were written with it, and n8n, dropping the oldest first, kept them.
+ */
+function rowOf(companies: ReadonlyMap<string, CompanySnapshot>): Row {
+	const row: Row = { entries: [], blocks: [], members: [] };
+	let ids: string[] = [];
+	let parts: string[] = [];
+	const close = () => {
+		const block = `["companies",${parts.join(',')}]`;
+		row.blocks.push(block);
+		row.members.push(ids);
+		row.entries.push(block);
+		for (const part of parts) row.entries.push(part);
+		[ids, parts] = [[], []];
+	};
+	for (const [id, snapshot] of companies) {
+		ids.push(id);
+		pushEntriesOf(parts, id, snapshot);
+		if (ids.length === BLOCK_SIZE) close();
+	}
+	if (ids.length > 0) close();
+	return row;
+}
+
+/**
  * The entry that marks a row written by a run that saved static data (see above); no company id has no `/`.
  * It holds the whole mark: a mark whose count or list was edited by hand (or another version's) is then
  * not in the row, and proves nothing.
@@ -188,6 +227,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private notAsSaved: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
+	/** The row of the companies named now, where recall built it (a worker's run): step 3 writes it. */
+	private row: Row | undefined;
 	/**
 	 * The last successful run's entries of the companies found changed, as far as recall learned them: with
 	 * the unchanged companies' entries (the same as this run's), written back if step 3 fails after the clear.
@@ -236,11 +277,29 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const asked = new Asked(!storeIsNew);
 		// Their entries are made only if asked: most of a long list.
 		const deferred: string[] = [];
-		for (const [id, now] of current) {
-			const before = asInRow(id);
-			if (before && before.s === now.s && before.n === now.n && before.a === now.a)
-				deferred.push(id);
-			else asked.add(id, now);
+		this.recordedNew = [];
+		this.row = undefined;
+		/** Block entries the store did not hold (recorded now). */
+		let blocksNew = 0;
+		if (!mark && !storeIsNew) {
+			// No static data to vouch for the row (a worker): first the blocks, then the entries of the
+			// companies whose block the row does not hold. A block held: its companies are as it says.
+			this.row = rowOf(current);
+			const { blocks, members } = this.row;
+			const blockNew = await this.record(blocks);
+			for (const [index, block] of blocks.entries()) {
+				if (!blockNew.has(block)) continue;
+				this.recordedNew.push(block);
+				blocksNew += 1;
+				for (const id of members[index]) asked.add(id, current.get(id)!);
+			}
+		} else {
+			for (const [id, now] of current) {
+				const before = asInRow(id);
+				if (before && before.s === now.s && before.n === now.n && before.a === now.a)
+					deferred.push(id);
+				else asked.add(id, now);
+			}
 		}
 		const absentAsked = new Asked(!storeIsNew);
 		const absentDeferred: string[] = [];
@@ -254,7 +313,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 		}
 		// Most companies are unchanged: the few new entries are what a run has to look at.
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
-		this.recordedNew = [];
 		this.previousOfChanged = new Map();
 		const markEntry = mark ? rowEntry(mark) : undefined;
 		const firstNew = storeIsNew
@@ -263,7 +321,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 					...(markEntry ? [markEntry] : []),
 					...asked.entries,
 					...absentAsked.entries,
-				]);
+				]).catch(async (error: unknown) => {
+					await this.undoRecorded();
+					throw error;
+				});
 		for (const entry of firstNew) this.recordedNew.push(entry);
 		const rowAsMarked = markEntry !== undefined && !firstNew.has(markEntry);
 		this.rowAsSaved = rowAsMarked && asked.ids.length === 0;
@@ -338,7 +399,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		for (const entry of secondNew) this.recordedNew.push(entry);
 		// Every entry step 3 would write was held (unchanged companies hold their three: the status entry is
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
-		this.rowIsCurrent = !storeIsNew && firstNew.size === 0 && secondNew.size === 0;
+		this.rowIsCurrent =
+			!storeIsNew && blocksNew === 0 && firstNew.size === 0 && secondNew.size === 0;
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */
@@ -431,14 +493,15 @@ export class ProcessedItemsMemory implements WatchMemory {
 		unchecked: readonly string[],
 	): Promise<void> {
 		// `current` is what recall was given. Its entries are made only when the row is written.
-		const count = this.carried.length + entriesCount(current);
+		const count =
+			this.carried.length + entriesCount(current) + Math.ceil(current.size / BLOCK_SIZE);
 		const mark = this.notebook?.rowMark;
 		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
 		if (this.rowIsCurrent && count === this.heldBefore) {
 			this.notebook?.markRow(this.rowAsSaved ? mark : undefined);
 		} else {
 			const entries = [...this.carried];
-			for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
+			for (const entry of (this.row ?? rowOf(current)).entries) entries.push(entry);
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),

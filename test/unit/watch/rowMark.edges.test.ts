@@ -157,7 +157,7 @@ describe('a company not named whose registration a worker saw change', () => {
 			'record 4',
 			'record 2',
 			'clear',
-			'record 6',
+			'record 7',
 		]);
 		expect((await run([I, A], 'none')).events).toEqual(['0:turnedInactive']);
 	});
