@@ -16,14 +16,21 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * `maxEntries`: linear. removeProcessed searches the whole row once per value: a run that removes one
  * value per company is quadratic (10,000 companies: 3 s; 100,000: minutes). clearAllProcessedItems
  * deletes the row. So a run reads once, compares, and writes the memory anew, three entries a registered
- * company (its status, its name, its address; one not registered: its status):
- *   1. records each company's three entries: those it held all are unchanged, and of the others it says
- *      which of status, name and address changed;
+ * company (its status, its name, its address; one not registered: its status), and a block entry per 10
+ * companies (their entries in one text, before them):
+ *   1. records each block entry, then the three entries of each company whose block the store did not
+ *      hold: those it held all are unchanged, and of the others it says which of status, name and
+ *      address changed (a block held: its companies are unchanged);
  *   2. for the few that are not, asks the statuses it may have had, and whether only its status was known
  *      (and the static data's name and address, where n8n loaded it and they are not the current ones);
  *   3. clears the row and records the current entries, company by company.
  * A company's entries go in one order, status first: n8n drops the oldest first, so a company whose
- * status entry survived kept its name and address entries too. One whose status entry was dropped is
+ * status entry survived kept its name and address entries too, and a block that survived kept its
+ * companies' entries. A block is written only with its companies' entries, and every run that finds a
+ * change (or records anything new) writes the row anew: a block the row holds is the companies' last
+ * state, never an older one. Why blocks: a worker has no static data, and asking three values a company
+ * was 300,000 hashes a run at 100,000 companies; with 1% of them changed about one block in ten is not
+ * held, so it asks 10,000 blocks and some 30,000 entries (a run that writes: 310,000 values, not 300,000). One whose status entry was dropped is
  * unknown: a new baseline, never a false change. Step 2 asks the status again where step 1 found it: n8n
  * may have trimmed it since (step 1 records too), and with it what step 2 would find.
  * Why three, not fewer: a worker must tell which of status, name and address changed, and know the
@@ -31,7 +38,8 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * address]) would then know neither the company nor its status (a lost alert), and a status entry with
  * one fingerprint of the rest could not tell the name from the address. The earlier version wrote a
  * whole-record entry before these three (a quicker step 1 for a worker, 400,000 entries at 100,000
- * companies instead of 300,000): a row it wrote holds every entry asked here, so an upgrade loses nothing.
+ * companies instead of 300,000): a row it wrote holds every entry asked here, so an upgrade loses nothing
+ * (its blocks are not held: every company is asked, as before, and the row written anew with blocks).
  *
  * What each value costs (n8n 2.41.1, measured in bench/watch.ts): an MD5 hash each (about 3 µs), and each
  * call the whole row (parsed, a Set of it built, written back). So a run passes few values in few calls.
@@ -69,7 +77,7 @@ export type ProcessedItemsStore = Pick<
 > &
 	Partial<Pick<DeduplicationHelperFunctions, 'removeProcessed'>>;
 
-/** Three entries a registered company: room for 166,666 companies; beyond, the first of the list start a new baseline each run. */
+/** Three entries a registered company and a block per 10: room for 161,290 companies; beyond, the first of the list start a new baseline each run. */
 const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };
 
 const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
