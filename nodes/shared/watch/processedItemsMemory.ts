@@ -286,19 +286,17 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Their entries are made only if asked: most of a long list.
 		const deferred: string[] = [];
 		this.recordedNew = [];
-		this.row = undefined;
+		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
+		// companies whose block the row does not hold. A block held: its companies are as it says.
+		this.row = !mark && !storeIsNew ? rowOf(current) : undefined;
 		/** Block entries the store did not hold (recorded now). */
-		let blocksNew = 0;
-		if (!mark && !storeIsNew) {
-			// No static data to vouch for the row (a worker): first the blocks, then the entries of the
-			// companies whose block the row does not hold. A block held: its companies are as it says.
-			this.row = rowOf(current);
+		let blockNew = new Set<string>();
+		if (this.row) {
 			const { blocks, members } = this.row;
-			const blockNew = await this.record(blocks);
+			blockNew = await this.record(blocks);
 			for (const [index, block] of blocks.entries()) {
 				if (!blockNew.has(block)) continue;
 				this.recordedNew.push(block);
-				blocksNew += 1;
 				for (const id of members[index]) asked.add(id, current.get(id)!);
 			}
 		} else {
@@ -408,7 +406,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Every entry step 3 would write was held (unchanged companies hold their three: the status entry is
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
 		this.rowIsCurrent =
-			!storeIsNew && blocksNew === 0 && firstNew.size === 0 && secondNew.size === 0;
+			!storeIsNew && blockNew.size === 0 && firstNew.size === 0 && secondNew.size === 0;
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */

@@ -71,13 +71,17 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect(watch.entries()).toBe(5);
 	});
 
-	it('a quiet run asks one block entry per 10 companies, in one call, and writes nothing', async () => {
-		const watch = worker();
-		const quiet = [...Array<CompanyRecord>(11).fill(A), NOT_REGISTERED];
-		await watch.run(quiet);
-		expect(await watch.run(quiet)).toEqual([]);
-		expect(watch.calls).toEqual(['count', 'record 2']);
-	});
+	it.each([12, 20])(
+		'a quiet run of %i companies asks one block entry per 10, in one call, and writes nothing',
+		async (size) => {
+			const watch = worker();
+			const quiet = [...Array<CompanyRecord>(size - 1).fill(A), NOT_REGISTERED];
+			await watch.run(quiet);
+			expect(await watch.run(quiet)).toEqual([]);
+			expect(watch.calls).toEqual(['count', 'record 2']);
+			expect(watch.entries()).toBe(3 * (size - 1) + 1 + 2);
+		},
+	);
 
 	it('a change asks the entries of its block alone (10 companies), and the row is written anew', async () => {
 		const watch = worker();
