@@ -86,7 +86,7 @@ describe("a main-process run and the store's row its static data marks", () => {
 		expect(await run(changed)).toEqual({
 			events: ['1:turnedInactive (previous known)'],
 			// The mark and that company's three entries; the row written anew (three entries a company, and the mark).
-			calls: ['record 4', 'clear', 'record 14'],
+			calls: ['record 4', 'clear', 'record 13'],
 		});
 		// Quiet: the mark alone, nothing written.
 		expect(await run(changed)).toEqual({ events: [], calls: ['record 1'] });
@@ -105,7 +105,7 @@ describe("a main-process run and the store's row its static data marks", () => {
 		// Some of the row held: no count; step 2 for the changed company; the row written anew.
 		// The mark and the two companies unlike the static data, then the other two; step 2: the other two
 		// statuses and whether the details are known.
-		expect(next.calls).toEqual(['record 7', 'record 6', 'record 3', 'clear', 'record 14']);
+		expect(next.calls).toEqual(['record 7', 'record 6', 'record 3', 'clear', 'record 13']);
 	});
 
 	it('a change of the address alone is asked, and reported with the old address', async () => {
@@ -115,12 +115,14 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const found = await run([...ACTIVE.slice(0, 3), moved]);
 		expect(found).toEqual({
 			events: ['3:detailsChanged (previous known)'],
-			calls: ['record 4', 'clear', 'record 14'],
+			calls: ['record 4', 'clear', 'record 13'],
 		});
 	});
 
 	it('a company whose check failed is carried from the static data, unasked; its change is reported once it answers', async () => {
 		const { run } = watch(new HarnessStore());
+		await run(ACTIVE);
+		// The first marked run writes the row without the first run's block entry.
 		await run(ACTIVE);
 		expect(await run(ACTIVE, 'loaded', [3])).toEqual({
 			events: [],
@@ -195,7 +197,7 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const changed = [company('Active'), company('Inactive'), company('Active'), company('Active')];
 		expect(await run(changed)).toEqual({
 			events: ['1:turnedInactive (previous known)'],
-			calls: ['record 4', 'clear', 'record 14'],
+			calls: ['record 4', 'clear', 'record 13'],
 		});
 		// A worker then reads the row as written: the next change, and only it.
 		const next = [company('Active'), company('Inactive'), company('Active', 'Alpha AG'), ACTIVE[3]];
@@ -213,8 +215,8 @@ describe("a main-process run and the store's row its static data marks", () => {
 		await run(ACTIVE);
 		const mark = await earlierVersionRow(store);
 		edit((saved) => (saved.storeRow = mark));
-		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1', 'clear', 'record 14'] });
-		expect(store.entriesOf('w', 'n')).toBe(14);
+		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1', 'clear', 'record 13'] });
+		expect(store.entriesOf('w', 'n')).toBe(13);
 		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1'] });
 	});
 
