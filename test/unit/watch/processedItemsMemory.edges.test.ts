@@ -33,16 +33,24 @@ function worker(store = new HarnessStore(), withRemove = true) {
 	const removed: string[][] = [];
 	const helpers = helpersOf(store, { calls, withRemove, removed });
 	let day = 0;
-	/** `records[i]` undefined: company i is not named; `unchecked`: named, its lookup failed. */
-	const run = async (records: Array<CompanyRecord | undefined>, unchecked: number[] = []) => {
+	/**
+	 * `records[i]` undefined: company i is not named; `unchecked`: named, its lookup failed; `reversed`:
+	 * the list names them last to first.
+	 */
+	const run = async (
+		records: Array<CompanyRecord | undefined>,
+		unchecked: number[] = [],
+		reversed = false,
+	) => {
 		day += 1;
 		calls.length = 0;
 		const found = await detectChanges(
 			new ProcessedItemsMemory(helpers),
-			records.flatMap((record, itemIndex) =>
-				record && !unchecked.includes(itemIndex)
-					? [{ key: keys[itemIndex], record, itemIndex }]
-					: [],
+			(reversed ? [...records.entries()].reverse() : [...records.entries()]).flatMap(
+				([itemIndex, record]) =>
+					record && !unchecked.includes(itemIndex)
+						? [{ key: keys[itemIndex], record, itemIndex }]
+						: [],
 			),
 			unchecked.map((index) => keys[index]),
 			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: true },
@@ -82,6 +90,15 @@ describe('the store alone, as on a queue-mode worker', () => {
 			expect(watch.entries()).toBe(3 * (size - 1) + 1 + 2);
 		},
 	);
+
+	it('the same companies in another order: their block is new, each is asked, none changed, and the row is written anew', async () => {
+		const watch = worker();
+		await watch.run([A, A]);
+		expect(await watch.run([A, A], [], true)).toEqual([]);
+		expect(watch.calls).toEqual(['count', 'record 1', 'record 6', 'clear', 'record 7']);
+		expect(await watch.run([A, A], [], true)).toEqual([]);
+		expect(watch.calls).toEqual(['count', 'record 1']);
+	});
 
 	it('a change asks the entries of its block alone (10 companies), and the row is written anew', async () => {
 		const watch = worker();
