@@ -32,29 +32,33 @@ export async function detectChanges(
 ): Promise<FoundChange[]> {
 	const today = dayNumber(options.now);
 	const current = new Map<string, CompanySnapshot>();
+	// Side by side with `current`, in its order: the comparison then looks nothing up again.
 	const companies: CheckedCompany[] = [];
 	const ids: string[] = [];
+	const snapshots: CompanySnapshot[] = [];
 	for (const company of checked) {
 		const id = watchKey(company.key);
 		if (current.has(id)) continue;
-		current.set(id, snapshotOf(company.record, today));
+		const snapshot = snapshotOf(company.record, today);
+		current.set(id, snapshot);
 		companies.push(company);
 		ids.push(id);
+		snapshots.push(snapshot);
 	}
 	const failed = [...new Set(unchecked.map(watchKey))].filter((id) => !current.has(id));
 
 	const known = await memory.recall(current, failed);
 	const found: FoundChange[] = [];
-	for (const [index, { key, record, itemIndex }] of companies.entries()) {
-		const id = ids[index];
-		const recollection = known.get(id);
+	for (let index = 0; index < companies.length; index++) {
+		const { key, record, itemIndex } = companies[index];
+		const recollection = known.get(ids[index]);
 		if (!recollection) {
 			if (options.reportFirstSightings) found.push({ key, record, itemIndex, change: FIRST_SEEN });
 			continue;
 		}
 		const change = compareSnapshots(
 			recollection.previous,
-			current.get(id)!,
+			snapshots[index],
 			recollection.detailsChanged,
 		);
 		if (change) found.push({ key, record, change, previous: recollection.previous, itemIndex });

@@ -16,14 +16,21 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * `maxEntries`: linear. removeProcessed searches the whole row once per value: a run that removes one
  * value per company is quadratic (10,000 companies: 3 s; 100,000: minutes). clearAllProcessedItems
  * deletes the row. So a run reads once, compares, and writes the memory anew, three entries a registered
- * company (its status, its name, its address; one not registered: its status):
- *   1. records each company's three entries: those it held all are unchanged, and of the others it says
- *      which of status, name and address changed;
+ * company (its status, its name, its address; one not registered: its status), and a block entry per 10
+ * companies (their entries in one text, before them):
+ *   1. records each block entry, then the three entries of each company whose block the store did not
+ *      hold: those it held all are unchanged, and of the others it says which of status, name and
+ *      address changed (a block held: its companies are unchanged);
  *   2. for the few that are not, asks the statuses it may have had, and whether only its status was known
  *      (and the static data's name and address, where n8n loaded it and they are not the current ones);
  *   3. clears the row and records the current entries, company by company.
  * A company's entries go in one order, status first: n8n drops the oldest first, so a company whose
- * status entry survived kept its name and address entries too. One whose status entry was dropped is
+ * status entry survived kept its name and address entries too, and a block that survived kept its
+ * companies' entries. A block is written only with its companies' entries, and every run that finds a
+ * change (or records anything new) writes the row anew: a block the row holds is the companies' last
+ * state, never an older one. Why blocks: a worker has no static data, and asking three values a company
+ * was 300,000 hashes a run at 100,000 companies; with 1% of them changed about one block in ten is not
+ * held, so it asks 10,000 blocks and some 30,000 entries (a run that writes: 310,000 values, not 300,000). One whose status entry was dropped is
  * unknown: a new baseline, never a false change. Step 2 asks the status again where step 1 found it: n8n
  * may have trimmed it since (step 1 records too), and with it what step 2 would find.
  * Why three, not fewer: a worker must tell which of status, name and address changed, and know the
@@ -31,7 +38,8 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * address]) would then know neither the company nor its status (a lost alert), and a status entry with
  * one fingerprint of the rest could not tell the name from the address. The earlier version wrote a
  * whole-record entry before these three (a quicker step 1 for a worker, 400,000 entries at 100,000
- * companies instead of 300,000): a row it wrote holds every entry asked here, so an upgrade loses nothing.
+ * companies instead of 300,000): a row it wrote holds every entry asked here, so an upgrade loses nothing
+ * (its blocks are not held: every company is asked, as before, and the row written anew with blocks).
  *
  * What each value costs (n8n 2.41.1, measured in bench/watch.ts): an MD5 hash each (about 3 µs), and each
  * call the whole row (parsed, a Set of it built, written back). So a run passes few values in few calls.
@@ -69,7 +77,7 @@ export type ProcessedItemsStore = Pick<
 > &
 	Partial<Pick<DeduplicationHelperFunctions, 'removeProcessed'>>;
 
-/** Three entries a registered company: room for 166,666 companies; beyond, the first of the list start a new baseline each run. */
+/** Three entries a registered company and a block per 10: room for 161,290 companies; beyond, the first of the list start a new baseline each run. */
 const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };
 
 const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
@@ -106,6 +114,45 @@ function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
 	let count = 0;
 	for (const snapshot of companies.values()) count += snapshot.s === 'N' ? 1 : 3;
 	return count;
+}
+
+/**
+ * Companies a block entry stands for: a worker asks one value per 10 companies, and asks the entries of
+ * only the 10 whose block the row does not hold (with 1% of the companies changed, about 1 block in 10).
+ */
+const BLOCK_SIZE = 10;
+
+/** The row as step 3 writes it for the companies named now: per block its entry, then its companies' entries. */
+interface Row {
+	entries: string[];
+	blocks: string[];
+	/** The companies of each block. */
+	members: string[][];
+}
+
+/**
+ * A block entry is its companies' entries in one JSON array, and comes before them: a block the row
+ * holds says its companies' entries were written with it, and n8n, dropping the oldest first, kept them.
+ */
+function rowOf(companies: ReadonlyMap<string, CompanySnapshot>): Row {
+	const row: Row = { entries: [], blocks: [], members: [] };
+	let ids: string[] = [];
+	let parts: string[] = [];
+	const close = () => {
+		const block = `["companies",${parts.join(',')}]`;
+		row.blocks.push(block);
+		row.members.push(ids);
+		row.entries.push(block);
+		for (const part of parts) row.entries.push(part);
+		[ids, parts] = [[], []];
+	};
+	for (const [id, snapshot] of companies) {
+		ids.push(id);
+		pushEntriesOf(parts, id, snapshot);
+		if (ids.length === BLOCK_SIZE) close();
+	}
+	if (ids.length > 0) close();
+	return row;
 }
 
 /**
@@ -188,6 +235,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private notAsSaved: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
+	/** The row of the companies named now, where recall built it (a worker's run): step 3 writes it. */
+	private row: Row | undefined;
 	/**
 	 * The last successful run's entries of the companies found changed, as far as recall learned them: with
 	 * the unchanged companies' entries (the same as this run's), written back if step 3 fails after the clear.
@@ -236,11 +285,27 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const asked = new Asked(!storeIsNew);
 		// Their entries are made only if asked: most of a long list.
 		const deferred: string[] = [];
-		for (const [id, now] of current) {
-			const before = asInRow(id);
-			if (before && before.s === now.s && before.n === now.n && before.a === now.a)
-				deferred.push(id);
-			else asked.add(id, now);
+		this.recordedNew = [];
+		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
+		// companies whose block the row does not hold. A block held: its companies are as it says.
+		this.row = !mark && !storeIsNew ? rowOf(current) : undefined;
+		/** Block entries the store did not hold (recorded now). */
+		let blockNew = new Set<string>();
+		if (this.row) {
+			const { blocks, members } = this.row;
+			blockNew = await this.record(blocks);
+			for (const [index, block] of blocks.entries()) {
+				if (!blockNew.has(block)) continue;
+				this.recordedNew.push(block);
+				for (const id of members[index]) asked.add(id, current.get(id)!);
+			}
+		} else {
+			for (const [id, now] of current) {
+				const before = asInRow(id);
+				if (before && before.s === now.s && before.n === now.n && before.a === now.a)
+					deferred.push(id);
+				else asked.add(id, now);
+			}
 		}
 		const absentAsked = new Asked(!storeIsNew);
 		const absentDeferred: string[] = [];
@@ -254,7 +319,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 		}
 		// Most companies are unchanged: the few new entries are what a run has to look at.
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
-		this.recordedNew = [];
 		this.previousOfChanged = new Map();
 		const markEntry = mark ? rowEntry(mark) : undefined;
 		const firstNew = storeIsNew
@@ -263,7 +327,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 					...(markEntry ? [markEntry] : []),
 					...asked.entries,
 					...absentAsked.entries,
-				]);
+				]).catch(async (error: unknown) => {
+					await this.undoRecorded();
+					throw error;
+				});
 		for (const entry of firstNew) this.recordedNew.push(entry);
 		const rowAsMarked = markEntry !== undefined && !firstNew.has(markEntry);
 		this.rowAsSaved = rowAsMarked && asked.ids.length === 0;
@@ -338,7 +405,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		for (const entry of secondNew) this.recordedNew.push(entry);
 		// Every entry step 3 would write was held (unchanged companies hold their three: the status entry is
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
-		this.rowIsCurrent = !storeIsNew && firstNew.size === 0 && secondNew.size === 0;
+		this.rowIsCurrent =
+			!storeIsNew && blockNew.size === 0 && firstNew.size === 0 && secondNew.size === 0;
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */
@@ -431,14 +499,21 @@ export class ProcessedItemsMemory implements WatchMemory {
 		unchecked: readonly string[],
 	): Promise<void> {
 		// `current` is what recall was given. Its entries are made only when the row is written.
-		const count = this.carried.length + entriesCount(current);
 		const mark = this.notebook?.rowMark;
+		// Blocks only where no mark vouched for the row (a worker's run, a first run): a run the mark vouches
+		// for asks none, and writing them cost a main process 0.15-0.3 s a run at 100,000 companies. A
+		// worker after it asks every company once; a marked run after a row with blocks writes it anew once.
+		const count =
+			this.carried.length +
+			entriesCount(current) +
+			(mark ? 0 : Math.ceil(current.size / BLOCK_SIZE));
 		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
 		if (this.rowIsCurrent && count === this.heldBefore) {
 			this.notebook?.markRow(this.rowAsSaved ? mark : undefined);
 		} else {
 			const entries = [...this.carried];
-			for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
+			if (mark) for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
+			else for (const entry of (this.row ?? rowOf(current)).entries) entries.push(entry);
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),

@@ -23,7 +23,7 @@ const registered = (
 	}) as CompanyRecord;
 const NOT_REGISTERED = { isRegistered: false } as CompanyRecord;
 
-const keys: LookupKey[] = [0, 1, 2].map((index) => ({
+const keys: LookupKey[] = Array.from({ length: 21 }, (_, index) => ({
 	countryCode: 'de',
 	companyId: `HRB${index}`,
 }));
@@ -33,16 +33,24 @@ function worker(store = new HarnessStore(), withRemove = true) {
 	const removed: string[][] = [];
 	const helpers = helpersOf(store, { calls, withRemove, removed });
 	let day = 0;
-	/** `records[i]` undefined: company i is not named; `unchecked`: named, its lookup failed. */
-	const run = async (records: Array<CompanyRecord | undefined>, unchecked: number[] = []) => {
+	/**
+	 * `records[i]` undefined: company i is not named; `unchecked`: named, its lookup failed; `reversed`:
+	 * the list names them last to first.
+	 */
+	const run = async (
+		records: Array<CompanyRecord | undefined>,
+		unchecked: number[] = [],
+		reversed = false,
+	) => {
 		day += 1;
 		calls.length = 0;
 		const found = await detectChanges(
 			new ProcessedItemsMemory(helpers),
-			records.flatMap((record, itemIndex) =>
-				record && !unchecked.includes(itemIndex)
-					? [{ key: keys[itemIndex], record, itemIndex }]
-					: [],
+			(reversed ? [...records.entries()].reverse() : [...records.entries()]).flatMap(
+				([itemIndex, record]) =>
+					record && !unchecked.includes(itemIndex)
+						? [{ key: keys[itemIndex], record, itemIndex }]
+						: [],
 			),
 			unchecked.map((index) => keys[index]),
 			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: true },
@@ -61,21 +69,57 @@ function worker(store = new HarnessStore(), withRemove = true) {
 const A = registered('Active');
 
 describe('the store alone, as on a queue-mode worker', () => {
-	it('a first run counts, asks nothing, and writes three entries a registered company, one an unregistered', async () => {
+	it('a first run counts, asks nothing, and writes three entries a registered company, one an unregistered, after their block entry', async () => {
 		const watch = worker();
 		expect((await watch.run([A, NOT_REGISTERED])).map((found) => found.event)).toEqual([
 			'firstSeen',
 			'firstSeen',
 		]);
-		expect(watch.calls).toEqual(['count', 'clear', 'record 4']);
-		expect(watch.entries()).toBe(4);
+		expect(watch.calls).toEqual(['count', 'clear', 'record 5']);
+		expect(watch.entries()).toBe(5);
 	});
 
-	it("a quiet run asks each company's entries once, in one call, and writes nothing", async () => {
+	it.each([12, 20])(
+		'a quiet run of %i companies asks one block entry per 10, in one call, and writes nothing',
+		async (size) => {
+			const watch = worker();
+			const quiet = [...Array<CompanyRecord>(size - 1).fill(A), NOT_REGISTERED];
+			await watch.run(quiet);
+			expect(await watch.run(quiet)).toEqual([]);
+			expect(watch.calls).toEqual(['count', 'record 2']);
+			expect(watch.entries()).toBe(3 * (size - 1) + 1 + 2);
+		},
+	);
+
+	it('the same companies in another order: their block is new, each is asked, none changed, and the row is written anew', async () => {
 		const watch = worker();
-		await watch.run([A, A, NOT_REGISTERED]);
-		expect(await watch.run([A, A, NOT_REGISTERED])).toEqual([]);
-		expect(watch.calls).toEqual(['count', 'record 7']);
+		await watch.run([A, A]);
+		expect(await watch.run([A, A], [], true)).toEqual([]);
+		expect(watch.calls).toEqual(['count', 'record 1', 'record 6', 'clear', 'record 7']);
+		expect(await watch.run([A, A], [], true)).toEqual([]);
+		expect(watch.calls).toEqual(['count', 'record 1']);
+	});
+
+	it('a change asks the entries of its block alone (10 companies), and the row is written anew', async () => {
+		const watch = worker();
+		const quiet = Array<CompanyRecord>(21).fill(A);
+		await watch.run(quiet);
+		const changed = [...quiet];
+		changed[12] = registered('Inactive');
+		expect((await watch.run(changed)).map((found) => [found.at, found.event])).toEqual([
+			[12, 'turnedInactive'],
+		]);
+		// The blocks; the 30 entries of the second; the statuses that may have been; the row, 63 + 3 blocks.
+		expect(watch.calls).toEqual([
+			'count',
+			'record 3',
+			'record 30',
+			'record 3',
+			'clear',
+			'record 66',
+		]);
+		expect(await watch.run(changed)).toEqual([]);
+		expect(watch.calls).toEqual(['count', 'record 3']);
 	});
 
 	it('a status change: the previous status from the store, the name and address as they are', async () => {
@@ -92,7 +136,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		]);
 		expect(await watch.run([registered('Inactive')])).toEqual([]);
 		expect((await watch.run([A])).map((found) => found.event)).toEqual(['turnedActive']);
-		expect(watch.entries()).toBe(3);
+		expect(watch.entries()).toBe(4);
 	});
 
 	it.each<[string, CompanyRecord, string[]]>([
@@ -119,7 +163,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect((await watch.run([NOT_REGISTERED])).map((found) => found.event)).toEqual([
 			'deregistered',
 		]);
-		expect(watch.entries()).toBe(1);
+		expect(watch.entries()).toBe(2);
 		expect(await watch.run([NOT_REGISTERED])).toEqual([]);
 		expect((await watch.run([A])).map((found) => found.event)).toEqual(['reregistered']);
 	});
@@ -136,9 +180,9 @@ describe('the store alone, as on a queue-mode worker', () => {
 		await watch.run([A, A]);
 		expect(await watch.run([A, A], [1])).toEqual([]);
 		// The row keeps its status and that its details are unknown, again while it fails.
-		expect(watch.entries()).toBe(5);
+		expect(watch.entries()).toBe(6);
 		expect(await watch.run([A, A], [1])).toEqual([]);
-		expect(watch.entries()).toBe(5);
+		expect(watch.entries()).toBe(6);
 		expect(
 			(await watch.run([A, registered('Inactive', 'Alpha AG')])).map((found) => [
 				found.event,
@@ -152,7 +196,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		const watch = worker();
 		await watch.run([A, NOT_REGISTERED]);
 		await watch.run([A, NOT_REGISTERED], [1]);
-		expect(watch.entries()).toBe(4);
+		expect(watch.entries()).toBe(5);
 		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['reregistered']);
 	});
 
@@ -180,15 +224,15 @@ describe('the store alone, as on a queue-mode worker', () => {
 		const watch = worker();
 		await watch.run([A]);
 		await watch.run([NOT_REGISTERED]);
-		// Step 1 its status entry; step 2 the other two statuses and whether details are known.
-		expect(watch.calls).toEqual(['count', 'record 1', 'record 3', 'clear', 'record 1']);
+		// Its block; step 1 its status entry; step 2 the other two statuses and whether details are known.
+		expect(watch.calls).toEqual(['count', 'record 1', 'record 1', 'record 3', 'clear', 'record 2']);
 	});
 
 	it('a company failing on its first check is not in the row', async () => {
 		const watch = worker();
 		await watch.run([A]);
 		await watch.run([A, A], [1]);
-		expect(watch.entries()).toBe(3);
+		expect(watch.entries()).toBe(4);
 		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['firstSeen']);
 	});
 
@@ -196,7 +240,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		const watch = worker();
 		await watch.run([A, A]);
 		await watch.run([A]);
-		expect(watch.entries()).toBe(3);
+		expect(watch.entries()).toBe(4);
 		expect((await watch.run([A, registered('Inactive')])).map((found) => found.event)).toEqual([
 			'firstSeen',
 		]);
@@ -228,7 +272,8 @@ describe('the store alone, as on a queue-mode worker', () => {
 
 	it('a company whose entries n8n trimmed away starts a new baseline, never a false change', async () => {
 		const watch = worker();
-		// Room for five entries: the first company's status entry goes (its name and address stay).
+		// Room for five entries: the block and the first company's status entry go (its name and address
+		// stay); the new block the next run records pushes out its name, its entries the second's status.
 		watch.store.capacity = 5;
 		await watch.run([A, A]);
 		expect(
@@ -238,7 +283,14 @@ describe('the store alone, as on a queue-mode worker', () => {
 			]),
 		).toEqual([
 			[0, 'firstSeen'],
-			[1, 'turnedInactive'],
+			[1, 'firstSeen'],
+		]);
+		// Room for the row: both were the baseline of the change back.
+		watch.store.capacity = 20;
+		await watch.run([registered('Inactive'), registered('Inactive')]);
+		expect((await watch.run([A, A])).map((found) => [found.at, found.event])).toEqual([
+			[0, 'turnedActive'],
+			[1, 'turnedActive'],
 		]);
 	});
 
@@ -309,7 +361,7 @@ describe('a row written by the version before (four entries a company), on a wor
 				previous: { s: 'A' },
 			},
 		]);
-		expect(watch.entries()).toBe(9);
+		expect(watch.entries()).toBe(10);
 		expect(
 			await watch.run([A, registered('Inactive'), registered('Active', 'Alpha AG', 'Ring 2')]),
 		).toEqual([]);
@@ -358,10 +410,10 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 	};
 
 	it.each<[string, 'checkProcessedAndRecord' | 'clearAllProcessedItems', number, string[]]>([
-		['step 2', 'checkProcessedAndRecord', 2, ['status', 'officialName']],
+		['step 2', 'checkProcessedAndRecord', 3, ['status', 'officialName']],
 		['the clear', 'clearAllProcessedItems', 1, ['status', 'officialName']],
 		// The row is written back as recall learned it: the old name a worker never knew is not in it.
-		['the write after the clear', 'checkProcessedAndRecord', 3, ['status']],
+		['the write after the clear', 'checkProcessedAndRecord', 4, ['status']],
 	])(
 		'failing at %s, the change is reported by the next run',
 		async (_what, method, from, fields) => {
@@ -382,7 +434,7 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 		const watch = worker();
 		const noAddress = registered('Active', 'Alpha GmbH', null);
 		await watch.run([noAddress, noAddress]);
-		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		const restore = failing(watch, 'checkProcessedAndRecord', 4);
 		await expect(
 			watch.run([noAddress, registered('Inactive', 'Alpha GmbH', null)]),
 		).rejects.toThrow('deadlock detected');
@@ -401,7 +453,7 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 		const watch = worker();
 		await watch.run([A, A]);
 		const changed = [A, registered('Inactive', 'Alpha GmbH', 'Ring 2')];
-		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		const restore = failing(watch, 'checkProcessedAndRecord', 4);
 		await expect(watch.run(changed)).rejects.toThrow('deadlock detected');
 		restore();
 		expect((await watch.run(changed)).map((found) => [found.event, found.fields])).toEqual([
@@ -412,7 +464,7 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 	it('failing at the write after a reregistration, the row written back says not registered', async () => {
 		const watch = worker();
 		await watch.run([NOT_REGISTERED]);
-		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		const restore = failing(watch, 'checkProcessedAndRecord', 4);
 		await expect(watch.run([A])).rejects.toThrow('deadlock detected');
 		restore();
 		expect((await watch.run([A])).map((found) => found.event)).toEqual(['reregistered']);
@@ -421,7 +473,7 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 	it('failing at the write, a company that could not be checked keeps its status in the row written back', async () => {
 		const watch = worker();
 		await watch.run([A, A, A]);
-		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		const restore = failing(watch, 'checkProcessedAndRecord', 4);
 		await expect(watch.run([A, A, registered('Inactive')], [1])).rejects.toThrow(
 			'deadlock detected',
 		);
@@ -440,7 +492,7 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 	it('failing at the write, a company seen first is not in the row written back: the next run sees it first', async () => {
 		const watch = worker();
 		await watch.run([A]);
-		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		const restore = failing(watch, 'checkProcessedAndRecord', 4);
 		await expect(watch.run([A, A])).rejects.toThrow('deadlock detected');
 		restore();
 		expect(watch.entries()).toBe(3);
@@ -452,6 +504,8 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 	it('failing at step 2 of a run that recorded nothing new, nothing is removed', async () => {
 		const watch = worker();
 		await watch.run([A, A]);
+		await watch.run([A, A], [1]);
+		// Its block held, the first company is not asked: step 2 (the second's statuses) is the second call.
 		const restore = failing(watch, 'checkProcessedAndRecord', 2);
 		await expect(watch.run([A, A], [1])).rejects.toThrow('deadlock detected');
 		restore();
@@ -461,11 +515,31 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 	it('entries recorded before a failure are removed, and only those', async () => {
 		const watch = worker();
 		await watch.run([A, A]);
+		const restore = failing(watch, 'checkProcessedAndRecord', 3);
+		await expect(watch.run([A, registered('Inactive')])).rejects.toThrow('deadlock detected');
+		restore();
+		const entries = (id: string, status: string) =>
+			`["${id}","status","${status}"],["${id}","name","Alpha GmbH"],["${id}","address","Hauptstr. 1"]`;
+		expect(watch.removed).toEqual([
+			[
+				`["companies",${entries('de/HRB0', 'A')},${entries('de/HRB1', 'I')}]`,
+				'["de/HRB1","status","I"]',
+			],
+		]);
+		expect(watch.entries()).toBe(7);
+	});
+
+	it('a block recorded before a failure at step 1 is removed', async () => {
+		const watch = worker();
+		await watch.run([A, A]);
 		const restore = failing(watch, 'checkProcessedAndRecord', 2);
 		await expect(watch.run([A, registered('Inactive')])).rejects.toThrow('deadlock detected');
 		restore();
-		expect(watch.removed).toEqual([['["de/HRB1","status","I"]']]);
-		expect(watch.entries()).toBe(6);
+		expect(watch.removed).toHaveLength(1);
+		expect(watch.entries()).toBe(7);
+		expect((await watch.run([A, registered('Inactive')])).map((found) => found.event)).toEqual([
+			'turnedInactive',
+		]);
 	});
 
 	it('a store without removeProcessed: the run fails with its own error', async () => {
