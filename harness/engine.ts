@@ -173,20 +173,40 @@ export class Engine {
 	 * scheduler it is min(N8N_SCHEDULER_POLL_TIMEOUT, N8N_SCHEDULER_LEASE_DURATION) less a margin, and a
 	 * poll past the timeout is abandoned (TriggerExecutionContextFactory.getExecutePollFunctions,
 	 * PollTriggerTaskHandler); without it PollContext's default (5 minutes) applies, as here by default.
+	 *
+	 * Static data is saved as n8n 2.41.1 saves it, not after every poll:
+	 * - legacy scheduler (the default, `scheduler: 'legacy'`): the first poll on a Workflow object is the
+	 *   activation poll, saved by ActiveWorkflowManager.add after addTriggers (also after a restart, which
+	 *   activates every workflow anew); a later poll is saved only when it returns items, by the poll
+	 *   context's `__emit` (TriggerExecutionContextFactory.getExecutePollFunctions). A poll that returns
+	 *   null (PollTriggerExecutor) or throws (recordTriggerFailure) saves nothing: its static data lives
+	 *   only in the Workflow object, until the next save or a restart.
+	 * - `scheduler: 'durable'` (N8N_SCHEDULER_ENABLED with N8N_SCHEDULER_POLL_TRIGGERS_ENABLED): every
+	 *   poll builds a new Workflow from the saved data (createPollExecutionContext) and only `__emit`
+	 *   saves.
+	 * - `scheduler: 'durableCursors'` (and N8N_POLLER_DURABLE_CURSORS_ENABLED): as 'durable', and a poll
+	 *   that returns null commits its static data as the poll cursor (`__commitCursor`,
+	 *   PollCursorService.commitCursorOnly), which the next poll starts from.
 	 */
 	async poll(
 		workflowFile: WorkflowFile,
 		nodeName: string,
 		mode: 'trigger' | 'manual' = 'trigger',
-		{ pollBudgetMs }: { pollBudgetMs?: number } = {},
+		{
+			pollBudgetMs,
+			scheduler = 'legacy',
+		}: { pollBudgetMs?: number; scheduler?: 'legacy' | 'durable' | 'durableCursors' } = {},
 	) {
 		// Saving a changed workflow re-activates it in n8n: a new definition gets a new Workflow object.
 		const activation = `${workflowFile.id ?? 'test-workflow'} ${JSON.stringify(workflowFile.nodes)}`;
+		const kept =
+			mode === 'manual' || scheduler !== 'legacy' ? undefined : this.active.get(activation);
+		const activationPoll = mode !== 'manual' && scheduler === 'legacy' && kept === undefined;
+		// n8n's Workflow writes the parameters' defaults into the nodes it is given: a copy keeps the
+		// definition, and so the activation above, the same from poll to poll.
 		const workflow =
-			mode === 'manual'
-				? this.workflowOf(workflowFile)
-				: (this.active.get(activation) ?? this.workflowOf(workflowFile));
-		if (mode !== 'manual') this.active.set(activation, workflow);
+			kept ?? this.workflowOf({ ...workflowFile, nodes: structuredClone(workflowFile.nodes) });
+		if (mode !== 'manual' && scheduler === 'legacy') this.active.set(activation, workflow);
 		const node = workflow.getNode(nodeName);
 		if (!node) throw new Error(`No node ${nodeName}`);
 		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
@@ -203,8 +223,17 @@ export class Engine {
 			undefined,
 			pollBudgetMs === undefined ? undefined : () => pollBudgetMs,
 		);
-		const result = await nodeType.poll!.call(context);
-		this.saveStaticData(workflow, mode);
+		let result: INodeExecutionData[][] | null;
+		try {
+			result = await nodeType.poll!.call(context);
+		} catch (error) {
+			// A failed activation poll fails the activation (nothing saved; n8n activates it anew later,
+			// ActiveWorkflowManager.add); a failed later poll saves nothing either (recordTriggerFailure).
+			if (activationPoll) this.active.delete(activation);
+			throw error;
+		}
+		if (result !== null || activationPoll || scheduler === 'durableCursors')
+			this.saveStaticData(workflow, mode);
 		return result;
 	}
 

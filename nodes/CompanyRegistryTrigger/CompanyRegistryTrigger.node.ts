@@ -27,6 +27,7 @@ import { realClock, type Clock } from '../shared/transport/wait';
 import { checkFailedItemJson, failedChecksToReport } from '../shared/watch/failedChecks';
 import { StaticDataMemory } from '../shared/watch/memory';
 import { budgetedPoll, pollBudgetMs } from './pollBudget';
+import { isFirstPollOn, quietPollResult } from './pollSave';
 import { FIRST_SEEN, changeItemJson, watchKey } from '../shared/watch/snapshot';
 
 interface WatchlistEntry {
@@ -142,6 +143,7 @@ async function pollWatchlist(
 	if (manual) return await testEvent(context, keys[0], options, clock);
 
 	const staticData = context.getWorkflowStaticData('node');
+	const firstPollOn = isFirstPollOn(staticData);
 	const budgetMs = pollBudgetMs(context);
 	// n8n's poll timer does not wait for a poll still running: the poll in its budget has the list.
 	const runningUntil = staticData[RUNNING_UNTIL];
@@ -151,7 +153,7 @@ async function pollWatchlist(
 	}
 	if (budgetMs !== undefined) staticData[RUNNING_UNTIL] = clock.now() + budgetMs;
 	try {
-		return await checkWatchlist(context, clock, keys, options, staticData, budgetMs);
+		return await checkWatchlist(context, clock, keys, options, staticData, budgetMs, firstPollOn);
 	} finally {
 		delete staticData[RUNNING_UNTIL];
 	}
@@ -165,6 +167,7 @@ async function checkWatchlist(
 	options: TriggerOptions,
 	staticData: IDataObject,
 	budgetMs: number | undefined,
+	firstPollOn: boolean,
 ): Promise<INodeExecutionData[][] | null> {
 	// A poll that did not get through the list goes on where it stopped: each company in turn.
 	const start = resumeIndex(staticData, keys);
@@ -230,6 +233,9 @@ async function checkWatchlist(
 				]
 			: [],
 	);
+	const firstSightings =
+		options.reportFirstSightings !== true &&
+		looked.some((row) => memory.saved(watchKey(row.key)) === undefined);
 	const found = await detectChanges(
 		memory,
 		looked,
@@ -254,7 +260,7 @@ async function checkWatchlist(
 			json: checkFailedItemJson(check, now),
 		})),
 	].sort((a, b) => a.itemIndex - b.itemIndex);
-	if (items.length === 0) return null;
+	if (items.length === 0) return quietPollResult(firstSightings, firstPollOn);
 	return [items.map(({ json }) => ({ json: json as IDataObject }))];
 }
 

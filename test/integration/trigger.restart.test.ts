@@ -1,0 +1,62 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Sandbox } from '../../sandbox/server';
+import type { Engine } from '../../harness/engine';
+import { triggerWorkflow } from '../../harness/fixtures';
+import { sandboxEachTest } from '../support/sandboxEachTest';
+
+const TRIGGER = 'Company Registry Trigger';
+
+// The first twelve companies of sandbox/companies.json.
+const WATCHLIST = [
+	...['HRB12345', 'HRB20481', 'HRB73310', 'HRA40917', 'HRB55821', 'HRB60112', 'HRB31094'].map(
+		(companyId) => ({ country: 'de', companyId }),
+	),
+	...['09876543', '04417982', 'SC318806', 'NI617203', '12045597'].map((companyId) => ({
+		country: 'gb',
+		companyId,
+	})),
+];
+
+// n8n 2.41.1 (legacy scheduler, its default) saves a poll trigger's static data at activation and when a
+// poll returns items, never after a poll that returns null; a restart activates the workflow anew from
+// what was saved (harness/engine.ts `poll` follows this). The trigger has no other memory: n8n gives a
+// poll no processed-items store (PollContext's helpers).
+describe('Company Registry Trigger across a restart of n8n', () => {
+	let sandbox: Sandbox;
+	let engine: Engine;
+	sandboxEachTest((running) => ({ sandbox, engine } = running));
+
+	const savedCompanies = () => {
+		const state = engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`] as
+			| { companies?: IDataObject }
+			| undefined;
+		return Object.keys(state?.companies ?? {});
+	};
+	const eventsOf = (result: Awaited<ReturnType<Engine['poll']>>) =>
+		(result?.[0] ?? []).map(
+			(item) => `${String(item.json.event)} ${String((item.json.lookup as IDataObject).companyId)}`,
+		);
+
+	it('a company first recorded by a poll after activation keeps its baseline: its change before a restart is reported once after it', async () => {
+		// Two lookups a second, one at a time, a 2 s budget: the list takes several polls.
+		const workflow = triggerWorkflow(WATCHLIST, { maxRequestsPerSecond: 2, maxConcurrency: 1 });
+		const poll = async () =>
+			await engine.poll(workflow, TRIGGER, 'trigger', { pollBudgetMs: 2000 });
+
+		expect(eventsOf(await poll())).toEqual([]);
+		const atActivation = savedCompanies();
+		expect(atActivation.length).toBeLessThan(WATCHLIST.length);
+		const late = WATCHLIST.find(({ country, companyId }) => {
+			return !atActivation.includes(`${country}/${companyId}`);
+		})!;
+		// The rest of the first round: first sightings are silent.
+		for (let round = 0; round < 6; round++) expect(eventsOf(await poll())).toEqual([]);
+
+		sandbox.changeCompany(late, { officialName: 'Renamed While Unsaved GmbH' });
+		engine.restart();
+		const reported: string[] = [];
+		for (let round = 0; round < 12; round++) reported.push(...eventsOf(await poll()));
+		expect(reported).toEqual([`detailsChanged ${late.companyId}`]);
+	});
+});
