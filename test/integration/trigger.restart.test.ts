@@ -59,4 +59,42 @@ describe('Company Registry Trigger across a restart of n8n', () => {
 		for (let round = 0; round < 12; round++) reported.push(...eventsOf(await poll()));
 		expect(reported).toEqual([`detailsChanged ${late.companyId}`]);
 	});
+
+	it('a company whose first check failed at activation keeps the baseline it gets later (failed checks not reported)', async () => {
+		const [mueller, northwind] = [WATCHLIST[0], WATCHLIST[7]];
+		// Report Failed Checks Every 0: its failure starts nothing, so nothing is saved for it then.
+		const workflow = triggerWorkflow([mueller, northwind], { failedCheckInterval: 0 });
+		const poll = async () => eventsOf(await engine.poll(workflow, TRIGGER));
+		sandbox.setCompanyFault(northwind, '500');
+		expect(await poll()).toEqual([]);
+		sandbox.setCompanyFault(northwind, undefined);
+		expect(await poll()).toEqual([]);
+
+		sandbox.changeCompany(northwind, { officialName: 'Renamed While Unsaved Ltd' });
+		engine.restart();
+		expect(await poll()).toEqual([`detailsChanged ${northwind.companyId}`]);
+		expect(await poll()).toEqual([]);
+	});
+
+	it('a short list, recorded by the activation poll, never starts the workflow while nothing changes', async () => {
+		const workflow = triggerWorkflow(WATCHLIST.slice(0, 3));
+		for (let round = 0; round < 3; round++) expect(await engine.poll(workflow, TRIGGER)).toBeNull();
+	});
+
+	it('under the durable scheduler with durable cursors, n8n saves every poll: no items are needed', async () => {
+		const workflow = triggerWorkflow(WATCHLIST, { maxRequestsPerSecond: 2, maxConcurrency: 1 });
+		const poll = async () =>
+			await engine.poll(workflow, TRIGGER, 'trigger', {
+				pollBudgetMs: 2000,
+				scheduler: 'durableCursors',
+			});
+		for (let round = 0; round < 7; round++) expect(await poll()).toBeNull();
+		expect(savedCompanies()).toHaveLength(WATCHLIST.length);
+		const late = WATCHLIST[WATCHLIST.length - 1];
+		sandbox.changeCompany(late, { officialName: 'Renamed Between Polls Ltd' });
+		engine.restart();
+		const reported: string[] = [];
+		for (let round = 0; round < 12; round++) reported.push(...eventsOf(await poll()));
+		expect(reported).toEqual([`detailsChanged ${late.companyId}`]);
+	});
 });
