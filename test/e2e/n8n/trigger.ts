@@ -148,4 +148,88 @@ export async function checkTrigger(n8n: RunningN8n, checklist: Checklist): Promi
 		}
 		await sandbox.close();
 	}
+	await checkTriggerRestart(n8n, checklist);
+}
+
+/**
+ * The trigger's memory across a re-activation (built anew from the saved static data, as at a start of
+ * n8n): a company whose first check failed at activation (failed checks not reported, so that poll
+ * starts nothing) is first recorded by a scheduled poll, which n8n 2.41.1 saves only if it returns
+ * items. Its change made before the re-activation must be reported after it (docs/watch.md).
+ */
+export async function checkTriggerRestart(n8n: RunningN8n, checklist: Checklist): Promise<void> {
+	const rest = new Rest(n8n);
+	const sandbox = await startSandbox({ port: 0 });
+	const [first, late] = loadCompanies()
+		.filter((company) => company.status === 'Active')
+		.slice(0, 2)
+		.map(({ country, companyId, state }): Company => ({ country, companyId, state }));
+	let workflowId = '';
+	const eventsOf = async (executions: Array<{ id: string }>) => {
+		const found: string[] = [];
+		for (const execution of executions) {
+			const output = await rest.execution(execution.id);
+			const items = output.data.resultData.runData[TRIGGER]?.at(-1)?.data?.main[0] ?? [];
+			for (const item of items)
+				found.push(
+					`${String(item.json.event)} ${String((item.json.lookup as { companyId?: string }).companyId)}`,
+				);
+		}
+		return found;
+	};
+	const publish = async () => {
+		const { versionId } = await rest.call<{ versionId: string }>('GET', `/workflows/${workflowId}`);
+		await rest.call('POST', `/workflows/${workflowId}/activate`, { versionId });
+		await new Promise((done) => setTimeout(done, EXECUTION_SETTLE_MS));
+	};
+	const lookupsOfLate = () =>
+		sandbox.lookupLog.filter((target) => target.includes(`/${late.companyId}`)).length;
+	try {
+		const credential = await rest.createSandboxCredential('Company Registry (restart)', sandbox);
+		const definition = workflow('Company Registry Trigger: across a re-activation', [
+			registryTrigger(
+				{ id: credential.id, name: credential.name },
+				{
+					pollTimes: { item: [{ mode: 'everyMinute' }] },
+					companies: { company: [first, late].map((company) => ({ state: '', ...company })) },
+					options: { maxAttempts: 1, timeout: 2, failedCheckInterval: 0 },
+				},
+			),
+			noOp('Changes', 240),
+		]);
+		workflowId = (await rest.call<{ id: string }>('POST', '/workflows', definition)).id;
+
+		sandbox.setCompanyFault(late, '500');
+		await publish();
+		const afterActivation = await rest.finishedExecutions(workflowId);
+		sandbox.setCompanyFault(late, undefined);
+		const before = lookupsOfLate();
+		// n8n's next scheduled poll (once a minute) checks it, for the first time with an answer.
+		await waitFor('a scheduled poll', async () => lookupsOfLate() > before, 90);
+		await new Promise((done) => setTimeout(done, EXECUTION_SETTLE_MS));
+		await rest.call('POST', `/workflows/${workflowId}/deactivate`, {});
+		const afterScheduled = await rest.finishedExecutions(workflowId);
+		const scheduled = afterScheduled.slice(afterActivation.length);
+		checklist.log(
+			`trigger restart: activation executions=${afterActivation.length}, scheduled poll executions=${scheduled.length}, their items: ${(await eventsOf(scheduled)).length}`,
+		);
+
+		sandbox.changeCompany(late, { officialName: 'Renamed Before The Restart GmbH' });
+		await publish();
+		await rest.call('POST', `/workflows/${workflowId}/deactivate`, {});
+		const found = await eventsOf(
+			(await rest.finishedExecutions(workflowId)).slice(afterScheduled.length),
+		);
+		checklist.log(`trigger restart: after re-activation: ${found.join(', ') || 'no execution'}`);
+		checklist.check(
+			JSON.stringify(found) === JSON.stringify([`detailsChanged ${late.companyId}`]),
+			`trigger: a company first recorded by a scheduled poll keeps its baseline across a re-activation (${found.join(', ')})`,
+		);
+	} finally {
+		if (workflowId) {
+			const { active } = await rest.call<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+			if (active) await rest.call('POST', `/workflows/${workflowId}/deactivate`, {});
+		}
+		await sandbox.close();
+	}
 }
