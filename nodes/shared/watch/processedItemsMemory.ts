@@ -122,37 +122,57 @@ function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
  */
 const BLOCK_SIZE = 10;
 
-/** The row as step 3 writes it for the companies named now: per block its entry, then its companies' entries. */
-interface Row {
-	entries: string[];
-	blocks: string[];
-	/** The companies of each block. */
+/** The blocks of the companies named now: per block its entry and its companies (step 3 writes each block before them). */
+interface Blocks {
+	texts: string[];
 	members: string[][];
+}
+
+/**
+ * A company's entries as one text, as a block holds them: made from its snapshot, not from its entries (a
+ * quiet worker's run makes the blocks alone, not 300,000 entries at 100,000 companies).
+ */
+function entriesText(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string {
+	const idJson = json(id);
+	return snapshot.s === 'N'
+		? statusEntry(id, snapshot.s, idJson)
+		: `${statusEntry(id, snapshot.s, idJson)},${nameEntry(id, snapshot.n, idJson)},${addressEntry(id, snapshot.a, idJson)}`;
 }
 
 /**
  * A block entry is its companies' entries in one JSON array, and comes before them: a block the row
  * holds says its companies' entries were written with it, and n8n, dropping the oldest first, kept them.
  */
-function rowOf(companies: ReadonlyMap<string, CompanySnapshot>): Row {
-	const row: Row = { entries: [], blocks: [], members: [] };
+function blocksOf(companies: ReadonlyMap<string, CompanySnapshot>): Blocks {
+	const blocks: Blocks = { texts: [], members: [] };
 	let ids: string[] = [];
-	let parts: string[] = [];
-	const close = () => {
-		const block = `["companies",${parts.join(',')}]`;
-		row.blocks.push(block);
-		row.members.push(ids);
-		row.entries.push(block);
-		for (const part of parts) row.entries.push(part);
-		[ids, parts] = [[], []];
-	};
+	let text = '';
 	for (const [id, snapshot] of companies) {
+		text += (ids.length === 0 ? '["companies",' : ',') + entriesText(id, snapshot);
 		ids.push(id);
-		pushEntriesOf(parts, id, snapshot);
-		if (ids.length === BLOCK_SIZE) close();
+		if (ids.length === BLOCK_SIZE) {
+			blocks.texts.push(`${text}]`);
+			blocks.members.push(ids);
+			[ids, text] = [[], ''];
+		}
 	}
-	if (ids.length > 0) close();
-	return row;
+	if (ids.length > 0) {
+		blocks.texts.push(`${text}]`);
+		blocks.members.push(ids);
+	}
+	return blocks;
+}
+
+/** Appends the row step 3 writes for the companies named now: per block its entry, then its companies' entries. */
+function pushRowOf(
+	entries: string[],
+	companies: ReadonlyMap<string, CompanySnapshot>,
+	blocks: Blocks,
+): void {
+	for (const [index, text] of blocks.texts.entries()) {
+		entries.push(text);
+		for (const id of blocks.members[index]) pushEntriesOf(entries, id, companies.get(id)!);
+	}
 }
 
 /**
@@ -235,8 +255,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private notAsSaved: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
-	/** The row of the companies named now, where recall built it (a worker's run): step 3 writes it. */
-	private row: Row | undefined;
+	/** The blocks of the companies named now, where recall built them (a worker's run): step 3 writes them. */
+	private blocks: Blocks | undefined;
 	/**
 	 * The last successful run's entries of the companies found changed, as far as recall learned them: with
 	 * the unchanged companies' entries (the same as this run's), written back if step 3 fails after the clear.
@@ -246,7 +266,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private changed = new Set<string>();
 	/** Whether the store's row already holds exactly what step 3 would write (nothing changed, nothing to drop). */
 	private rowIsCurrent = false;
-	/** How many company entries the store held before this run (-1: not known, the row is written anew). */
+	/** How many entries the store held before this run (-1: not known; asked only where the row may stay as it is). */
 	private heldBefore = 0;
 	/**
 	 * Whether the row held the mark and every company named now as the static data says: only then may a
@@ -270,33 +290,48 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const notAsSavedBefore = new Set(mark?.notAsSaved);
 		/** The static data's snapshot of a company, where the marked row holds exactly its entries. */
 		const asInRow = (id: string) => (mark && !notAsSavedBefore.has(id) ? saved(id) : undefined);
-		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
-		// only). Then nothing is asked of it, and only the static data can be the memory. A mark says the
-		// row was written (and, if it still holds the mark, what it holds): no count is needed.
-		this.heldBefore = mark
-			? mark.entries
-			: await this.call(async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS));
-		let storeIsNew = this.heldBefore === 0 && !mark;
 		// Neither list names a company named now (the detector's and the static data's `kept` leave them out).
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])];
+		this.recordedNew = [];
+		const count = async () =>
+			await this.call(
+				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
+			).catch(async (error: unknown) => {
+				await this.undoRecorded();
+				throw error;
+			});
+		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
+		// companies whose block the row does not hold. A block held: its companies are as it says.
+		this.blocks = !mark && current.size > 0 ? blocksOf(current) : undefined;
+		/** Block entries the store did not hold (recorded now). */
+		const blockNew = this.blocks ? await this.record(this.blocks.texts) : new Set<string>();
+		for (const block of blockNew) this.recordedNew.push(block);
+		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
+		// only). Then nothing is asked of it, and only the static data can be the memory. A mark says the
+		// row was written (and, if it still holds the mark, what it holds): no count is needed. Blocks say
+		// it too where the row held some; where it held none, a count tells an empty row from one holding
+		// others (the row then holds the blocks alone). A run that finds some held and others not writes the
+		// row anew: what it held is not needed (-1); one that finds all held counts later, if still quiet.
+		if (mark) this.heldBefore = mark.entries;
+		else if (!this.blocks) this.heldBefore = await count();
+		else if (blockNew.size === 0) this.heldBefore = -1;
+		else if (
+			blockNew.size === this.blocks.texts.length &&
+			blockNew.size < STORE_OPTIONS.maxEntries!
+		)
+			this.heldBefore = (await count()) - blockNew.size;
+		else this.heldBefore = -1;
+		let storeIsNew = this.heldBefore === 0 && !mark;
 
 		// 1. The entries of each company named now, and the static data's of those not checked. Those the
 		// marked row holds as the static data says are asked only if the row turns out not to be it.
 		const asked = new Asked(!storeIsNew);
 		// Their entries are made only if asked: most of a long list.
 		const deferred: string[] = [];
-		this.recordedNew = [];
-		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
-		// companies whose block the row does not hold. A block held: its companies are as it says.
-		this.row = !mark && !storeIsNew ? rowOf(current) : undefined;
-		/** Block entries the store did not hold (recorded now). */
-		let blockNew = new Set<string>();
-		if (this.row) {
-			const { blocks, members } = this.row;
-			blockNew = await this.record(blocks);
-			for (const [index, block] of blocks.entries()) {
+		if (this.blocks) {
+			const { texts, members } = this.blocks;
+			for (const [index, block] of texts.entries()) {
 				if (!blockNew.has(block)) continue;
-				this.recordedNew.push(block);
 				for (const id of members[index]) asked.add(id, current.get(id)!);
 			}
 		} else {
@@ -407,6 +442,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
 		this.rowIsCurrent =
 			!storeIsNew && blockNew.size === 0 && firstNew.size === 0 && secondNew.size === 0;
+		// All held: the row holds what step 3 would write, unless it holds more (companies no longer named).
+		if (this.rowIsCurrent && this.heldBefore < 0) this.heldBefore = await count();
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */
@@ -513,7 +550,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		} else {
 			const entries = [...this.carried];
 			if (mark) for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
-			else for (const entry of (this.row ?? rowOf(current)).entries) entries.push(entry);
+			else pushRowOf(entries, current, this.blocks ?? blocksOf(current));
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
