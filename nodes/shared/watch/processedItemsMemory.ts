@@ -146,20 +146,19 @@ function entriesText(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string {
 function blocksOf(companies: ReadonlyMap<string, CompanySnapshot>): Blocks {
 	const blocks: Blocks = { texts: [], members: [] };
 	let ids: string[] = [];
-	let text = '';
-	for (const [id, snapshot] of companies) {
-		text += (ids.length === 0 ? '["companies",' : ',') + entriesText(id, snapshot);
-		ids.push(id);
-		if (ids.length === BLOCK_SIZE) {
-			blocks.texts.push(`${text}]`);
-			blocks.members.push(ids);
-			[ids, text] = [[], ''];
-		}
-	}
-	if (ids.length > 0) {
-		blocks.texts.push(`${text}]`);
+	// Joined, not appended with +=: a text grown piece by piece is a rope, flattened again when hashed.
+	let texts: string[] = [];
+	const close = () => {
+		blocks.texts.push(`["companies",${texts.join(',')}]`);
 		blocks.members.push(ids);
+		[ids, texts] = [[], []];
+	};
+	for (const [id, snapshot] of companies) {
+		ids.push(id);
+		texts.push(entriesText(id, snapshot));
+		if (ids.length === BLOCK_SIZE) close();
 	}
+	if (ids.length > 0) close();
 	return blocks;
 }
 
@@ -300,35 +299,41 @@ export class ProcessedItemsMemory implements WatchMemory {
 				await this.undoRecorded();
 				throw error;
 			});
+		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
+		// only). Then nothing is asked of it, and only the static data can be the memory. A mark says the
+		// row was written (and, if it still holds the mark, what it holds): no count is needed. A worker
+		// asks its blocks first and counts only where that can tell something (below); a main process
+		// without its mark (a first run, a lost save) counts first: a first run then asks no blocks.
+		const countFirst = !mark && (this.notebook !== undefined || current.size === 0);
+		this.heldBefore = mark ? mark.entries : countFirst ? await count() : -1;
+		let storeIsNew = this.heldBefore === 0 && !mark;
 		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
 		// companies whose block the row does not hold. A block held: its companies are as it says.
 		this.blocks = !mark && current.size > 0 ? blocksOf(current) : undefined;
 		/** Block entries the store did not hold (recorded now). */
-		const blockNew = this.blocks ? await this.record(this.blocks.texts) : new Set<string>();
+		const blockNew =
+			this.blocks && !storeIsNew ? await this.record(this.blocks.texts) : new Set<string>();
 		for (const block of blockNew) this.recordedNew.push(block);
-		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
-		// only). Then nothing is asked of it, and only the static data can be the memory. A mark says the
-		// row was written (and, if it still holds the mark, what it holds): no count is needed. Blocks say
-		// it too where the row held some; where it held none, a count tells an empty row from one holding
-		// others (the row then holds the blocks alone). A run that finds some held and others not writes the
-		// row anew: what it held is not needed (-1); one that finds all held counts later, if still quiet.
-		if (mark) this.heldBefore = mark.entries;
-		else if (!this.blocks) this.heldBefore = await count();
-		else if (blockNew.size === 0) this.heldBefore = -1;
-		else if (
-			blockNew.size === this.blocks.texts.length &&
-			blockNew.size < STORE_OPTIONS.maxEntries!
-		)
-			this.heldBefore = (await count()) - blockNew.size;
-		else this.heldBefore = -1;
-		let storeIsNew = this.heldBefore === 0 && !mark;
+		// A worker's row that held none of the blocks may be empty: a count tells (the row then holds the
+		// blocks alone). One that held some and not others is written anew: what it held is not needed;
+		// one that held all is counted at the end, if the run is still quiet.
+		const { size } = blockNew;
+		if (
+			this.heldBefore < 0 &&
+			size > 0 &&
+			size === this.blocks!.texts.length &&
+			size < STORE_OPTIONS.maxEntries!
+		) {
+			this.heldBefore = (await count()) - size;
+			storeIsNew = this.heldBefore === 0;
+		}
 
 		// 1. The entries of each company named now, and the static data's of those not checked. Those the
 		// marked row holds as the static data says are asked only if the row turns out not to be it.
 		const asked = new Asked(!storeIsNew);
 		// Their entries are made only if asked: most of a long list.
 		const deferred: string[] = [];
-		if (this.blocks) {
+		if (this.blocks && !storeIsNew) {
 			const { texts, members } = this.blocks;
 			for (const [index, block] of texts.entries()) {
 				if (!blockNew.has(block)) continue;

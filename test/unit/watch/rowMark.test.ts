@@ -168,7 +168,7 @@ describe("a main-process run and the store's row its static data marks", () => {
 			const { run, edit } = watch(new HarnessStore());
 			await run(ACTIVE);
 			edit((saved) => (saved.storeRow = mark));
-			expect((await run(ACTIVE)).calls).toEqual(['record 1', 'count', 'clear', 'record 14']);
+			expect((await run(ACTIVE)).calls).toEqual(['count', 'record 1', 'clear', 'record 14']);
 		},
 	);
 
