@@ -30,7 +30,12 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * change (or records anything new) writes the row anew: a block the row holds is the companies' last
  * state, never an older one. Why blocks: a worker has no static data, and asking three values a company
  * was 300,000 hashes a run at 100,000 companies; with 1% of them changed about one block in ten is not
- * held, so it asks 10,000 blocks and some 30,000 entries (a run that writes: 310,000 values, not 300,000). One whose status entry was dropped is
+ * held, so it asks 10,000 blocks and some 30,000 entries (a run that writes: 310,000 values, not 300,000).
+ * A worker asks its blocks before it counts the row (a count reads the whole row): a run that finds some
+ * held and others not writes the row anew and needs no count; one that finds none held counts, to tell an
+ * empty row (a first run: nothing more is asked) from one that holds others; one that finds all held
+ * counts at the end if it is still quiet (the row may hold more than it would write). Its block texts are
+ * made from the snapshots: a quiet run makes no entries. One whose status entry was dropped is
  * unknown: a new baseline, never a false change. Step 2 asks the status again where step 1 found it: n8n
  * may have trimmed it since (step 1 records too), and with it what step 2 would find.
  * Why three, not fewer: a worker must tell which of status, name and address changed, and know the
