@@ -309,27 +309,22 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// row was written (and, if it still holds the mark, what it holds): no count is needed. A worker
 		// asks its blocks first and counts only where that can tell something (below); a main process
 		// without its mark (a first run, a lost save) counts first: a first run then asks no blocks.
-		const countFirst = !mark && (this.notebook !== undefined || current.size === 0);
+		const countFirst = !mark && this.notebook !== undefined;
 		this.heldBefore = mark ? mark.entries : countFirst ? await count() : -1;
 		let storeIsNew = this.heldBefore === 0 && !mark;
 		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
 		// companies whose block the row does not hold. A block held: its companies are as it says.
-		this.blocks = !mark && current.size > 0 ? blocksOf(current) : undefined;
+		this.blocks = mark ? undefined : blocksOf(current);
 		/** Block entries the store did not hold (recorded now). */
 		const blockNew =
 			this.blocks && !storeIsNew ? await this.record(this.blocks.texts) : new Set<string>();
 		for (const block of blockNew) this.recordedNew.push(block);
 		// A worker's row that held none of the blocks may be empty: a count tells (the row then holds the
-		// blocks alone). One that held some and not others is written anew: what it held is not needed;
-		// one that held all is counted at the end, if the run is still quiet.
-		const { size } = blockNew;
-		if (
-			this.heldBefore < 0 &&
-			size > 0 &&
-			size === this.blocks!.texts.length &&
-			size < STORE_OPTIONS.maxEntries!
-		) {
-			this.heldBefore = (await count()) - size;
+		// blocks alone; beyond the store's capacity n8n trimmed what it held, and every company is unknown
+		// either way). One that held some and not others is written anew: what it held is not needed; one
+		// that held all is counted at the end, if the run is still quiet.
+		if (this.heldBefore < 0 && blockNew.size === this.blocks!.texts.length) {
+			this.heldBefore = (await count()) - blockNew.size;
 			storeIsNew = this.heldBefore === 0;
 		}
 
@@ -560,7 +555,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		} else {
 			const entries = [...this.carried];
 			if (mark) for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
-			else pushRowOf(entries, current, this.blocks ?? blocksOf(current));
+			else if (this.blocks) pushRowOf(entries, current, this.blocks);
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
