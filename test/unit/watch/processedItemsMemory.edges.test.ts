@@ -206,6 +206,30 @@ describe('the store alone, as on a queue-mode worker', () => {
 		).toEqual([[0, ['officialName']]]);
 	});
 
+	it("a row the version before wrote (its block texts: the companies' entries joined) is held as it is: a quiet run asks its block alone and writes nothing", async () => {
+		const watch = worker();
+		// Eleven companies, the last not registered: two blocks, as that version wrote them.
+		const entriesOf = (index: number) =>
+			index === 10
+				? [`["de/HRB${index}","status","N"]`]
+				: [
+						`["de/HRB${index}","status","A"]`,
+						`["de/HRB${index}","name","Alpha GmbH"]`,
+						`["de/HRB${index}","address","Hauptstr. 1"]`,
+					];
+		const row = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10]].flatMap((block) => {
+			const entries = block.flatMap(entriesOf);
+			return [`["companies",${entries.join(',')}]`, ...entries];
+		});
+		await watch.store.checkProcessedAndRecord(row, 'node', STORE_CONTEXT, {
+			mode: 'entries',
+			maxEntries: 500_000,
+		});
+		expect(await watch.run([...Array<CompanyRecord>(10).fill(A), NOT_REGISTERED])).toEqual([]);
+		expect(watch.calls).toEqual(['record 2', 'count']);
+		expect(watch.entries()).toBe(33);
+	});
+
 	it('a run naming no company clears the row and records nothing', async () => {
 		const watch = worker();
 		await watch.run([A]);
@@ -389,7 +413,7 @@ describe('a row written by the version before (four entries a company), on a wor
 describe('a run that fails part-way leaves the row as the last run left it', () => {
 	const failing = (
 		watch: ReturnType<typeof worker>,
-		method: 'checkProcessedAndRecord' | 'clearAllProcessedItems',
+		method: 'checkProcessedAndRecord' | 'clearAllProcessedItems' | 'getProcessedDataCount',
 		from: number,
 	) => {
 		const real = watch.store[method].bind(watch.store) as (...args: unknown[]) => Promise<unknown>;
@@ -423,6 +447,19 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 			expect(await watch.run(changed)).toEqual([]);
 		},
 	);
+
+	it("failing at the count after a first run's blocks, the run fails and its blocks are removed: the next run is a first run", async () => {
+		const watch = worker();
+		const restore = failing(watch, 'getProcessedDataCount', 1);
+		await expect(watch.run([A, A])).rejects.toThrow('deadlock detected');
+		restore();
+		expect(watch.entries()).toBe(0);
+		expect(await watch.run([A, A])).toEqual([
+			expect.objectContaining({ at: 0, event: 'firstSeen' }),
+			expect.objectContaining({ at: 1, event: 'firstSeen' }),
+		]);
+		expect(watch.calls).toEqual(['record 1', 'count', 'clear', 'record 7']);
+	});
 
 	it('failing at the write after a status change alone, the row written back keeps the name: a rename with the change back is reported whole', async () => {
 		const watch = worker();
