@@ -555,7 +555,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		} else {
 			const entries = [...this.carried];
 			if (mark) for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
-			else if (this.blocks) pushRowOf(entries, current, this.blocks);
+			else pushRowOf(entries, current, this.blocks!);
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
