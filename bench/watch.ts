@@ -1,6 +1,6 @@
 // npm run bench -- --scenario watch (issue 22): Watch for Changes over 1,000 / 10,000 / 100,000 registered
 // companies. Per size a baseline run (the first: the store holds nothing), a run after 1% of the companies
-// changed status, and another such run (as every later run is); per run the node's own CPU time outside
+// changed status, another such run (as every later run is), and one in which nothing changed; per run the node's own CPU time outside
 // lookups, and events that are not one of the changes made; per size the process's peak RSS (the kernel's
 // high-water mark) and what of it was there before the runs.
 // 1. The memory: the change detector with n8n's processed-items store (the harness's copy of n8n 2.41.1's
@@ -275,16 +275,18 @@ export async function memoryRuns(
 	// A run like every later one: the store's row and the static data as the last run left them.
 	const changedAgain = change(50);
 	const third = await run(changedAgain, 3);
+	// A run in which nothing changed (most runs of a watch): it asks and writes what the row needs, no more.
+	const quiet = await run(new Set(), 4);
 	// The process's true peak (the kernel's high-water mark), not a sample.
 	const peak = process.resourceUsage().maxRSS * 1024;
-	const runs = [baseline, second, third];
+	const runs = [baseline, second, third, quiet];
 	const entries = await store.getProcessedDataCount(
 		'node',
 		{ workflow: { id: 'watch-workflow' }, node: { id: 'watch-node' } } as never,
 		{ mode: 'entries' },
 	);
 	console.log(
-		`memory (${label}${worker ? ', queue-mode worker: no static data' : ''}) ${size} companies: baseline ${split(baseline)} events=${baseline.events}; after ${changed.size} changes ${split(second)} events=${second.events} false_events=${second.falseEvents} missed=${second.missed}; after ${changedAgain.size} more ${split(third)} events=${third.events} false_events=${third.falseEvents} missed=${third.missed}; store entries ${entries}, static data ${(saved.length / 1_048_576).toFixed(1)} MB; peak rss_mb=${mb(peak)} (the whole process: ${mb(rssAtStart)} MB Node, tsx and modules before the runs, ${mb(rssOfScaffolding)} MB the bench's companies and records, which n8n holds as input items; the runs' own growth at most ${mb(peak - rssAtStart - rssOfScaffolding)} MB)`,
+		`memory (${label}${worker ? ', queue-mode worker: no static data' : ''}) ${size} companies: baseline ${split(baseline)} events=${baseline.events}; after ${changed.size} changes ${split(second)} events=${second.events} false_events=${second.falseEvents} missed=${second.missed}; after ${changedAgain.size} more ${split(third)} events=${third.events} false_events=${third.falseEvents} missed=${third.missed}; then nothing changed ${split(quiet)} events=${quiet.events}; store entries ${entries}, static data ${(saved.length / 1_048_576).toFixed(1)} MB; peak rss_mb=${mb(peak)} (the whole process: ${mb(rssAtStart)} MB Node, tsx and modules before the runs, ${mb(rssOfScaffolding)} MB the bench's companies and records, which n8n holds as input items; the runs' own growth at most ${mb(peak - rssAtStart - rssOfScaffolding)} MB)`,
 	);
 	const ownCpu = Math.max(...runs.map((figures) => figures.ownCpuS));
 	const falseEvents = runs.reduce((sum, figures) => sum + figures.falseEvents, 0);

@@ -30,7 +30,12 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * change (or records anything new) writes the row anew: a block the row holds is the companies' last
  * state, never an older one. Why blocks: a worker has no static data, and asking three values a company
  * was 300,000 hashes a run at 100,000 companies; with 1% of them changed about one block in ten is not
- * held, so it asks 10,000 blocks and some 30,000 entries (a run that writes: 310,000 values, not 300,000). One whose status entry was dropped is
+ * held, so it asks 10,000 blocks and some 30,000 entries (a run that writes: 310,000 values, not 300,000).
+ * A worker asks its blocks before it counts the row (a count reads the whole row): a run that finds some
+ * held and others not writes the row anew and needs no count; one that finds none held counts, to tell an
+ * empty row (a first run: nothing more is asked) from one that holds others; one that finds all held
+ * counts at the end if it is still quiet (the row may hold more than it would write). Its block texts are
+ * made from the snapshots: a quiet run makes no entries. One whose status entry was dropped is
  * unknown: a new baseline, never a false change. Step 2 asks the status again where step 1 found it: n8n
  * may have trimmed it since (step 1 records too), and with it what step 2 would find.
  * Why three, not fewer: a worker must tell which of status, name and address changed, and know the
@@ -122,37 +127,56 @@ function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
  */
 const BLOCK_SIZE = 10;
 
-/** The row as step 3 writes it for the companies named now: per block its entry, then its companies' entries. */
-interface Row {
-	entries: string[];
-	blocks: string[];
-	/** The companies of each block. */
+/** The blocks of the companies named now: per block its entry and its companies (step 3 writes each block before them). */
+interface Blocks {
+	texts: string[];
 	members: string[][];
+}
+
+/**
+ * A company's entries as one text, as a block holds them: made from its snapshot, not from its entries (a
+ * quiet worker's run makes the blocks alone, not 300,000 entries at 100,000 companies).
+ */
+function entriesText(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string {
+	const idJson = json(id);
+	return snapshot.s === 'N'
+		? statusEntry(id, snapshot.s, idJson)
+		: `${statusEntry(id, snapshot.s, idJson)},${nameEntry(id, snapshot.n, idJson)},${addressEntry(id, snapshot.a, idJson)}`;
 }
 
 /**
  * A block entry is its companies' entries in one JSON array, and comes before them: a block the row
  * holds says its companies' entries were written with it, and n8n, dropping the oldest first, kept them.
  */
-function rowOf(companies: ReadonlyMap<string, CompanySnapshot>): Row {
-	const row: Row = { entries: [], blocks: [], members: [] };
+function blocksOf(companies: ReadonlyMap<string, CompanySnapshot>): Blocks {
+	const blocks: Blocks = { texts: [], members: [] };
 	let ids: string[] = [];
-	let parts: string[] = [];
+	// Joined, not appended with +=: a text grown piece by piece is a rope, flattened again when hashed.
+	let texts: string[] = [];
 	const close = () => {
-		const block = `["companies",${parts.join(',')}]`;
-		row.blocks.push(block);
-		row.members.push(ids);
-		row.entries.push(block);
-		for (const part of parts) row.entries.push(part);
-		[ids, parts] = [[], []];
+		blocks.texts.push(`["companies",${texts.join(',')}]`);
+		blocks.members.push(ids);
+		[ids, texts] = [[], []];
 	};
 	for (const [id, snapshot] of companies) {
 		ids.push(id);
-		pushEntriesOf(parts, id, snapshot);
+		texts.push(entriesText(id, snapshot));
 		if (ids.length === BLOCK_SIZE) close();
 	}
 	if (ids.length > 0) close();
-	return row;
+	return blocks;
+}
+
+/** Appends the row step 3 writes for the companies named now: per block its entry, then its companies' entries. */
+function pushRowOf(
+	entries: string[],
+	companies: ReadonlyMap<string, CompanySnapshot>,
+	blocks: Blocks,
+): void {
+	for (const [index, text] of blocks.texts.entries()) {
+		entries.push(text);
+		for (const id of blocks.members[index]) pushEntriesOf(entries, id, companies.get(id)!);
+	}
 }
 
 /**
@@ -235,8 +259,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private notAsSaved: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
-	/** The row of the companies named now, where recall built it (a worker's run): step 3 writes it. */
-	private row: Row | undefined;
+	/** The blocks of the companies named now, where recall built them (a worker's run): step 3 writes them. */
+	private blocks: Blocks | undefined;
 	/**
 	 * The last successful run's entries of the companies found changed, as far as recall learned them: with
 	 * the unchanged companies' entries (the same as this run's), written back if step 3 fails after the clear.
@@ -246,7 +270,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private changed = new Set<string>();
 	/** Whether the store's row already holds exactly what step 3 would write (nothing changed, nothing to drop). */
 	private rowIsCurrent = false;
-	/** How many company entries the store held before this run (-1: not known, the row is written anew). */
+	/** How many entries the store held before this run (-1: not known; asked only where the row may stay as it is). */
 	private heldBefore = 0;
 	/**
 	 * Whether the row held the mark and every company named now as the static data says: only then may a
@@ -270,33 +294,49 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const notAsSavedBefore = new Set(mark?.notAsSaved);
 		/** The static data's snapshot of a company, where the marked row holds exactly its entries. */
 		const asInRow = (id: string) => (mark && !notAsSavedBefore.has(id) ? saved(id) : undefined);
-		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
-		// only). Then nothing is asked of it, and only the static data can be the memory. A mark says the
-		// row was written (and, if it still holds the mark, what it holds): no count is needed.
-		this.heldBefore = mark
-			? mark.entries
-			: await this.call(async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS));
-		let storeIsNew = this.heldBefore === 0 && !mark;
 		// Neither list names a company named now (the detector's and the static data's `kept` leave them out).
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])];
+		this.recordedNew = [];
+		const count = async () =>
+			await this.call(
+				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
+			).catch(async (error: unknown) => {
+				await this.undoRecorded();
+				throw error;
+			});
+		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
+		// only). Then nothing is asked of it, and only the static data can be the memory. A mark says the
+		// row was written (and, if it still holds the mark, what it holds): no count is needed. A worker
+		// asks its blocks first and counts only where that can tell something (below); a main process
+		// without its mark (a first run, a lost save) counts first: a first run then asks no blocks.
+		const countFirst = !mark && this.notebook !== undefined;
+		this.heldBefore = mark ? mark.entries : countFirst ? await count() : -1;
+		let storeIsNew = this.heldBefore === 0 && !mark;
+		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
+		// companies whose block the row does not hold. A block held: its companies are as it says.
+		this.blocks = mark ? undefined : blocksOf(current);
+		/** Block entries the store did not hold (recorded now). */
+		const blockNew =
+			this.blocks && !storeIsNew ? await this.record(this.blocks.texts) : new Set<string>();
+		for (const block of blockNew) this.recordedNew.push(block);
+		// A worker's row that held none of the blocks may be empty: a count tells (the row then holds the
+		// blocks alone; beyond the store's capacity n8n trimmed what it held, and every company is unknown
+		// either way). One that held some and not others is written anew: what it held is not needed; one
+		// that held all is counted at the end, if the run is still quiet.
+		if (this.heldBefore < 0 && blockNew.size === this.blocks!.texts.length) {
+			this.heldBefore = (await count()) - blockNew.size;
+			storeIsNew = this.heldBefore === 0;
+		}
 
 		// 1. The entries of each company named now, and the static data's of those not checked. Those the
 		// marked row holds as the static data says are asked only if the row turns out not to be it.
 		const asked = new Asked(!storeIsNew);
 		// Their entries are made only if asked: most of a long list.
 		const deferred: string[] = [];
-		this.recordedNew = [];
-		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
-		// companies whose block the row does not hold. A block held: its companies are as it says.
-		this.row = !mark && !storeIsNew ? rowOf(current) : undefined;
-		/** Block entries the store did not hold (recorded now). */
-		let blockNew = new Set<string>();
-		if (this.row) {
-			const { blocks, members } = this.row;
-			blockNew = await this.record(blocks);
-			for (const [index, block] of blocks.entries()) {
+		if (this.blocks && !storeIsNew) {
+			const { texts, members } = this.blocks;
+			for (const [index, block] of texts.entries()) {
 				if (!blockNew.has(block)) continue;
-				this.recordedNew.push(block);
 				for (const id of members[index]) asked.add(id, current.get(id)!);
 			}
 		} else {
@@ -407,6 +447,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// written first, so n8n's trimming never leaves it without the others), and the row holds no more.
 		this.rowIsCurrent =
 			!storeIsNew && blockNew.size === 0 && firstNew.size === 0 && secondNew.size === 0;
+		// All held: the row holds what step 3 would write, unless it holds more (companies no longer named).
+		if (this.rowIsCurrent && this.heldBefore < 0) this.heldBefore = await count();
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
 		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */
@@ -513,7 +555,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		} else {
 			const entries = [...this.carried];
 			if (mark) for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
-			else for (const entry of (this.row ?? rowOf(current)).entries) entries.push(entry);
+			else pushRowOf(entries, current, this.blocks!);
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),

@@ -69,24 +69,24 @@ function worker(store = new HarnessStore(), withRemove = true) {
 const A = registered('Active');
 
 describe('the store alone, as on a queue-mode worker', () => {
-	it('a first run counts, asks nothing, and writes three entries a registered company, one an unregistered, after their block entry', async () => {
+	it('a first run finds its block not held and the row holding nothing else (a count), asks nothing more, and writes three entries a registered company, one an unregistered, after their block entry', async () => {
 		const watch = worker();
 		expect((await watch.run([A, NOT_REGISTERED])).map((found) => found.event)).toEqual([
 			'firstSeen',
 			'firstSeen',
 		]);
-		expect(watch.calls).toEqual(['count', 'clear', 'record 5']);
+		expect(watch.calls).toEqual(['record 1', 'count', 'clear', 'record 5']);
 		expect(watch.entries()).toBe(5);
 	});
 
 	it.each([12, 20])(
-		'a quiet run of %i companies asks one block entry per 10, in one call, and writes nothing',
+		'a quiet run of %i companies asks one block entry per 10, in one call, counts the row (it may hold more), and writes nothing',
 		async (size) => {
 			const watch = worker();
 			const quiet = [...Array<CompanyRecord>(size - 1).fill(A), NOT_REGISTERED];
 			await watch.run(quiet);
 			expect(await watch.run(quiet)).toEqual([]);
-			expect(watch.calls).toEqual(['count', 'record 2']);
+			expect(watch.calls).toEqual(['record 2', 'count']);
 			expect(watch.entries()).toBe(3 * (size - 1) + 1 + 2);
 		},
 	);
@@ -95,9 +95,9 @@ describe('the store alone, as on a queue-mode worker', () => {
 		const watch = worker();
 		await watch.run([A, A]);
 		expect(await watch.run([A, A], [], true)).toEqual([]);
-		expect(watch.calls).toEqual(['count', 'record 1', 'record 6', 'clear', 'record 7']);
+		expect(watch.calls).toEqual(['record 1', 'count', 'record 6', 'clear', 'record 7']);
 		expect(await watch.run([A, A], [], true)).toEqual([]);
-		expect(watch.calls).toEqual(['count', 'record 1']);
+		expect(watch.calls).toEqual(['record 1', 'count']);
 	});
 
 	it('a change asks the entries of its block alone (10 companies), and the row is written anew', async () => {
@@ -109,17 +109,11 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect((await watch.run(changed)).map((found) => [found.at, found.event])).toEqual([
 			[12, 'turnedInactive'],
 		]);
-		// The blocks; the 30 entries of the second; the statuses that may have been; the row, 63 + 3 blocks.
-		expect(watch.calls).toEqual([
-			'count',
-			'record 3',
-			'record 30',
-			'record 3',
-			'clear',
-			'record 66',
-		]);
+		// The blocks (one not held: the row is written anew, so it is not counted); the 30 entries of the
+		// second; the statuses that may have been; the row, 63 + 3 blocks.
+		expect(watch.calls).toEqual(['record 3', 'record 30', 'record 3', 'clear', 'record 66']);
 		expect(await watch.run(changed)).toEqual([]);
-		expect(watch.calls).toEqual(['count', 'record 3']);
+		expect(watch.calls).toEqual(['record 3', 'count']);
 	});
 
 	it('a status change: the previous status from the store, the name and address as they are', async () => {
@@ -212,6 +206,30 @@ describe('the store alone, as on a queue-mode worker', () => {
 		).toEqual([[0, ['officialName']]]);
 	});
 
+	it("a row the version before wrote (its block texts: the companies' entries joined) is held as it is: a quiet run asks its block alone and writes nothing", async () => {
+		const watch = worker();
+		// Eleven companies, the last not registered: two blocks, as that version wrote them.
+		const entriesOf = (index: number) =>
+			index === 10
+				? [`["de/HRB${index}","status","N"]`]
+				: [
+						`["de/HRB${index}","status","A"]`,
+						`["de/HRB${index}","name","Alpha GmbH"]`,
+						`["de/HRB${index}","address","Hauptstr. 1"]`,
+					];
+		const row = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10]].flatMap((block) => {
+			const entries = block.flatMap(entriesOf);
+			return [`["companies",${entries.join(',')}]`, ...entries];
+		});
+		await watch.store.checkProcessedAndRecord(row, 'node', STORE_CONTEXT, {
+			mode: 'entries',
+			maxEntries: 500_000,
+		});
+		expect(await watch.run([...Array<CompanyRecord>(10).fill(A), NOT_REGISTERED])).toEqual([]);
+		expect(watch.calls).toEqual(['record 2', 'count']);
+		expect(watch.entries()).toBe(33);
+	});
+
 	it('a run naming no company clears the row and records nothing', async () => {
 		const watch = worker();
 		await watch.run([A]);
@@ -225,7 +243,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		await watch.run([A]);
 		await watch.run([NOT_REGISTERED]);
 		// Its block; step 1 its status entry; step 2 the other two statuses and whether details are known.
-		expect(watch.calls).toEqual(['count', 'record 1', 'record 1', 'record 3', 'clear', 'record 2']);
+		expect(watch.calls).toEqual(['record 1', 'count', 'record 1', 'record 3', 'clear', 'record 2']);
 	});
 
 	it('a company failing on its first check is not in the row', async () => {
@@ -395,7 +413,7 @@ describe('a row written by the version before (four entries a company), on a wor
 describe('a run that fails part-way leaves the row as the last run left it', () => {
 	const failing = (
 		watch: ReturnType<typeof worker>,
-		method: 'checkProcessedAndRecord' | 'clearAllProcessedItems',
+		method: 'checkProcessedAndRecord' | 'clearAllProcessedItems' | 'getProcessedDataCount',
 		from: number,
 	) => {
 		const real = watch.store[method].bind(watch.store) as (...args: unknown[]) => Promise<unknown>;
@@ -429,6 +447,19 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 			expect(await watch.run(changed)).toEqual([]);
 		},
 	);
+
+	it("failing at the count after a first run's blocks, the run fails and its blocks are removed: the next run is a first run", async () => {
+		const watch = worker();
+		const restore = failing(watch, 'getProcessedDataCount', 1);
+		await expect(watch.run([A, A])).rejects.toThrow('deadlock detected');
+		restore();
+		expect(watch.entries()).toBe(0);
+		expect(await watch.run([A, A])).toEqual([
+			expect.objectContaining({ at: 0, event: 'firstSeen' }),
+			expect.objectContaining({ at: 1, event: 'firstSeen' }),
+		]);
+		expect(watch.calls).toEqual(['record 1', 'count', 'clear', 'record 7']);
+	});
 
 	it('failing at the write after a status change alone, the row written back keeps the name: a rename with the change back is reported whole', async () => {
 		const watch = worker();

@@ -203,9 +203,9 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const next = [company('Active'), company('Inactive'), company('Active', 'Alpha AG'), ACTIVE[3]];
 		expect(await run(next, 'none')).toEqual({
 			events: ['2:detailsChanged'],
-			// Its block, not held (the row has none); its entries; step 2: its three statuses and whether
-			// its details are known.
-			calls: ['count', 'record 1', 'record 12', 'record 4', 'clear', 'record 13'],
+			// Its block, not held (the row has none; a count says the row holds others); its entries;
+			// step 2: its three statuses and whether its details are known.
+			calls: ['record 1', 'count', 'record 12', 'record 4', 'clear', 'record 13'],
 		});
 	});
 
