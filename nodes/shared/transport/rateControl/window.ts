@@ -165,12 +165,11 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 			// The first request after a reset refused: the reset was reckoned a little early, not the
 			// budget wrong; nobody sends for a moment, longer each time in a row. Where the refusal says
 			// none is left and when some is back (a sliding log's next request to leave it, seconds
-			// away), not before: that reset is told in whole seconds, rounded up, so a second sooner; a log
-			// that drains, at the reset itself (a sooner ask, refused again and again, is what it spent).
+			// away), not before: that reset is told in whole seconds, rounded up, so a second sooner.
 			const told = report.remaining === 0 ? earliestReset(undefined, report, now) : undefined;
 			window.holdUntil = Math.max(
 				now + EARLY_RESET_HOLD_MS * 2 ** Math.min(window.early++, EARLY_RESET_DOUBLINGS),
-				(told ?? 0) - (window.drains && !window.refills ? 0 : RESET_RESOLUTION_MS),
+				(told ?? 0) - RESET_RESOLUTION_MS,
 			);
 			return;
 		}

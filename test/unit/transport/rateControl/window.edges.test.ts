@@ -322,16 +322,6 @@ describe('answers within a known window', () => {
 				expect(when(steps, NEXT + 120)).toBe(NEXT + 3_000);
 			},
 		);
-
-		it("the next reset's first request refused with none left: nobody until the reset it tells, not a second before", () => {
-			// At the reset, the first request finds the log full again, told back within a second.
-			const steps = [
-				...spent(),
-				send(NEXT + 3_000),
-				refused(NEXT + 3_000, NEXT + 3_001, { remaining: 0, resetMs: 1_000 }),
-			];
-			expect(when(steps, NEXT + 3_001)).toBe(NEXT + 4_000);
-		});
 	});
 
 	it('a later answer without a count leaves the budget as it was', () => {
