@@ -267,6 +267,8 @@ describe('answers within a known window', () => {
 		const ASK = NEXT + 3_000 - ASK_BEFORE_RESET_MS;
 
 		it('spent with nothing in flight: one request alone may go before the told reset (told in whole seconds, rounded up)', () => {
+			// Within the second before the reset, where the oldest request leaves.
+			expect(ASK).toBeGreaterThan(NEXT + 2_000);
 			expect(ASK).toBeLessThan(NEXT + 3_000);
 			expect(when(rose(), NEXT + 90)).toBe(NEXT + 3_000);
 			expect(when(spent(), NEXT + 120)).toBe(ASK);
@@ -290,6 +292,27 @@ describe('answers within a known window', () => {
 		it('our requests since the reset fill its whole limit: they leave a window after each left, so the reset itself', () => {
 			expect(when(spent(4), NEXT + 120)).toBe(NEXT + 3_000);
 			expect(when(spent(5), NEXT + 120)).toBe(ASK);
+		});
+
+		it('an answer telling no limit keeps the last one told; one telling no rate-limit headers at all is no bucket', () => {
+			const noLimit = [
+				...spent(4).slice(0, -1),
+				ok(NEXT + 90, NEXT + 120, { remaining: 0, resetMs: NEXT + 3_000 - NEXT - 90 }),
+			];
+			expect(when(noLimit, NEXT + 120)).toBe(NEXT + 3_000);
+			const bare = [...spent().slice(0, -1), ok(NEXT + 90, NEXT + 120, {})];
+			expect(when(bare, NEXT + 120)).toBe(ASK);
+		});
+
+		it('a request sent within the budget is no early ask: its answer telling a later reset leaves the reset', () => {
+			const steps = [
+				...nextWindow(2),
+				send(NEXT + 60),
+				ok(NEXT + 60, NEXT + 80, { remaining: 1, resetMs: 2_940 }),
+				send(NEXT + 90),
+				ok(NEXT + 90, NEXT + 120, { remaining: 0, resetMs: 5_000 }),
+			];
+			expect(when(steps, NEXT + 120)).toBe(NEXT + 3_000);
 		});
 
 		it('a count that only went down: spent, the reset itself', () => {
