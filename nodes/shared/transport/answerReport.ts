@@ -6,8 +6,8 @@ import { parseRetryAfter } from './retryAfter';
 /** What an answer tells the rate controller. */
 export function report(sentAt: number, answer: RegistryAnswer, now: number): RequestReport {
 	if (answer.kind !== 'response') return { sentAt };
-	// The controller acts on the budget left and its refill; a policy's limit and window are not evidence it needs.
-	const { remaining, resetMs } = readRateLimitHeaders(answer.headers, sentAt);
+	// The controller acts on the budget left, its refill and its limit (a sliding log's whole length).
+	const { remaining, resetMs, limit } = readRateLimitHeaders(answer.headers, sentAt);
 	return {
 		sentAt,
 		status: answer.status,
@@ -18,6 +18,7 @@ export function report(sentAt: number, answer: RegistryAnswer, now: number): Req
 				? parseRetryAfter(header(answer.headers, 'retry-after'), now)
 				: undefined,
 		resetMs,
+		limit,
 	};
 }
 

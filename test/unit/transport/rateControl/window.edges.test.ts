@@ -4,6 +4,7 @@ import {
 	MIN_WAIT_MS,
 	WINDOW_FALLBACK_RESET_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
+import { ASK_BEFORE_RESET_MS } from '../../../../nodes/shared/transport/rateControl/window';
 import {
 	limitOf,
 	nextStart,
@@ -240,6 +241,110 @@ describe('answers within a known window', () => {
 			ok(NEXT + 70, NEXT + 100, { remaining: 5 }),
 		];
 		expect(when(cut, NEXT + 100)).toBe(NEXT + 3_000);
+	});
+
+	describe('a count that rose between resets (a sliding log, its requests leaving one by one)', () => {
+		// A budget of 3 spent; one answer says 2 left after it: 4, one more sent; all answered, 0 left.
+		// Each answer tells when the oldest request leaves (NEXT + 3 s), as a log always does, and a
+		// limit of 10: the log still holds requests from before the reset.
+		const told = (sentAt: number, remaining: number, limit = 10) => ({
+			remaining,
+			resetMs: NEXT + 3_000 - sentAt,
+			limit,
+		});
+		const rose = (limit = 10) => [
+			...nextWindow(2),
+			send(NEXT + 60),
+			send(NEXT + 61),
+			ok(NEXT + 60, NEXT + 80, told(NEXT + 60, 2, limit)),
+			send(NEXT + 90),
+		];
+		const spent = (limit = 10) => [
+			...rose(limit),
+			ok(NEXT + 61, NEXT + 100, told(NEXT + 61, 0, limit)),
+			ok(NEXT + 90, NEXT + 120, told(NEXT + 90, 0, limit)),
+		];
+		const ASK = NEXT + 3_000 - ASK_BEFORE_RESET_MS;
+
+		it('spent with nothing in flight: one request alone may go before the told reset (told in whole seconds, rounded up)', () => {
+			// Within the second before the reset, where the oldest request leaves.
+			expect(ASK).toBeGreaterThan(NEXT + 2_000);
+			expect(ASK).toBeLessThan(NEXT + 3_000);
+			expect(when(rose(), NEXT + 90)).toBe(NEXT + 3_000);
+			expect(when(spent(), NEXT + 120)).toBe(ASK);
+			expect(when([...spent(), send(ASK)], ASK)).toBe(NEXT + 3_000);
+		});
+
+		it('that request refused: nobody until the reset itself', () => {
+			const steps = [...spent(), send(ASK), refused(ASK, ASK + 1)];
+			expect(when(steps, ASK + 1)).toBe(NEXT + 3_000);
+		});
+
+		it("that request admitted: the next reset is the one its answer tells (the oldest has left, the old reset's first request would find nothing)", () => {
+			const steps = [
+				...spent(),
+				send(ASK),
+				ok(ASK, ASK + 20, { remaining: 0, resetMs: 1_800, limit: 10 }),
+			];
+			expect(when(steps, ASK + 20)).toBe(ASK + 1_800 - ASK_BEFORE_RESET_MS);
+		});
+
+		it('our requests since the reset fill its whole limit: they leave a window after each left, so the reset itself', () => {
+			expect(when(spent(4), NEXT + 120)).toBe(NEXT + 3_000);
+			expect(when(spent(5), NEXT + 120)).toBe(ASK);
+		});
+
+		it('an answer telling no limit keeps the last one told; one telling no rate-limit headers at all is no bucket', () => {
+			const noLimit = [
+				...spent(4).slice(0, -1),
+				ok(NEXT + 90, NEXT + 120, { remaining: 0, resetMs: NEXT + 3_000 - NEXT - 90 }),
+			];
+			expect(when(noLimit, NEXT + 120)).toBe(NEXT + 3_000);
+			const bare = [...spent().slice(0, -1), ok(NEXT + 90, NEXT + 120, {})];
+			expect(when(bare, NEXT + 120)).toBe(ASK);
+		});
+
+		it('a request sent within the budget is no early ask: its answer telling a later reset leaves the reset', () => {
+			const steps = [
+				...nextWindow(2),
+				send(NEXT + 60),
+				ok(NEXT + 60, NEXT + 80, { remaining: 1, resetMs: 2_940 }),
+				send(NEXT + 90),
+				ok(NEXT + 90, NEXT + 120, { remaining: 0, resetMs: 5_000 }),
+			];
+			expect(when(steps, NEXT + 120)).toBe(NEXT + 3_000);
+		});
+
+		it('a count that only went down: spent, the reset itself', () => {
+			const steps = [
+				...nextWindow(2),
+				send(NEXT + 60),
+				send(NEXT + 61),
+				ok(NEXT + 60, NEXT + 80, told(NEXT + 60, 1)),
+				ok(NEXT + 61, NEXT + 100, told(NEXT + 61, 0)),
+			];
+			expect(when(steps, NEXT + 100)).toBe(NEXT + 3_000);
+		});
+
+		it.each([
+			['a reset of 0', 0],
+			['no reset', undefined],
+		])(
+			'an admitted answer telling a count and %s is no log (a log says when its oldest request leaves): the reset itself',
+			(_case, resetMs) => {
+				// A bucket's reset says when one token is back: nothing to wait for while it holds one.
+				const steps = [
+					...nextWindow(2),
+					send(NEXT + 60),
+					send(NEXT + 61),
+					ok(NEXT + 60, NEXT + 80, { remaining: 2, resetMs, limit: 10 }),
+					send(NEXT + 90),
+					ok(NEXT + 61, NEXT + 100, told(NEXT + 61, 0)),
+					ok(NEXT + 90, NEXT + 120, told(NEXT + 90, 0)),
+				];
+				expect(when(steps, NEXT + 120)).toBe(NEXT + 3_000);
+			},
+		);
 	});
 
 	it('a later answer without a count leaves the budget as it was', () => {
