@@ -146,12 +146,14 @@ async function pollWatchlist(
 	const firstPollOn = isFirstPollOn(staticData);
 	const budgetMs = pollBudgetMs(context);
 	// n8n's poll timer does not wait for a poll still running: the poll in its budget has the list.
-	const runningUntil = staticData[RUNNING_UNTIL];
-	if (budgetMs !== undefined && typeof runningUntil === 'number' && runningUntil > clock.now()) {
-		context.logger.debug('Company Registry Trigger: the previous poll is still running; skipped');
-		return null;
+	if (budgetMs !== undefined) {
+		const runningUntil = staticData[RUNNING_UNTIL];
+		if (typeof runningUntil === 'number' && runningUntil > clock.now()) {
+			context.logger.debug('Company Registry Trigger: the previous poll is still running; skipped');
+			return null;
+		}
+		staticData[RUNNING_UNTIL] = clock.now() + budgetMs;
 	}
-	if (budgetMs !== undefined) staticData[RUNNING_UNTIL] = clock.now() + budgetMs;
 	try {
 		return await checkWatchlist(context, clock, keys, options, staticData, budgetMs, firstPollOn);
 	} finally {
@@ -249,7 +251,7 @@ async function checkWatchlist(
 	// Companies left for the next poll keep their failing spell as it was: they were not checked.
 	const carried = failingOf(staticData, deferred);
 	const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
-	Object.assign(staticData.failing as object, carried);
+	staticData.failing = { ...(staticData.failing as IDataObject), ...carried };
 	const items = [
 		...found.map((change) => ({
 			itemIndex: change.itemIndex,
