@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Sandbox } from '../../sandbox/server';
 import type { Engine } from '../../harness/engine';
 import { triggerWorkflow } from '../../harness/fixtures';
+import { lookupClock } from '../support/lookupClock';
 import { sandboxEachTest } from '../support/sandboxEachTest';
 
 const TRIGGER = 'Company Registry Trigger';
@@ -39,8 +40,9 @@ describe('Company Registry Trigger across a restart of n8n', () => {
 		);
 
 	it('a company first recorded by a poll after activation keeps its baseline: its change before a restart is reported once after it', async () => {
-		// Two lookups a second, one at a time, a 2 s budget: the list takes several polls.
-		const workflow = triggerWorkflow(WATCHLIST, { maxRequestsPerSecond: 2, maxConcurrency: 1 });
+		// Two lookups a second (on the registry's time), one at a time, a 2 s budget: the list takes several polls.
+		engine.nodeTypes.useClock(lookupClock(sandbox, 500));
+		const workflow = triggerWorkflow(WATCHLIST, { maxConcurrency: 1 });
 		const poll = async () =>
 			await engine.poll(workflow, TRIGGER, 'trigger', { pollBudgetMs: 2000 });
 
@@ -82,7 +84,8 @@ describe('Company Registry Trigger across a restart of n8n', () => {
 	});
 
 	it('under the durable scheduler with durable cursors, n8n saves every poll: no items are needed', async () => {
-		const workflow = triggerWorkflow(WATCHLIST, { maxRequestsPerSecond: 2, maxConcurrency: 1 });
+		engine.nodeTypes.useClock(lookupClock(sandbox, 500));
+		const workflow = triggerWorkflow(WATCHLIST, { maxConcurrency: 1 });
 		const poll = async () =>
 			await engine.poll(workflow, TRIGGER, 'trigger', {
 				pollBudgetMs: 2000,
