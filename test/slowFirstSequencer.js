@@ -3,31 +3,37 @@
 // list is for a cold cache (CI, a fresh clone), where jest would order by file size.
 const Sequencer = require('@jest/test-sequencer').default;
 
-// In the order of a whole run's per-file times (jest --json, 2026-11-26, a loaded 2-core machine; the two
-// trigger files from a quiet fresh clone's run, where trigger.restart.test.ts, unlisted, took 70 s).
+// In the order of a whole run's per-file times (jest --json, 2026-11-26 at b72c12e, a loaded 2-core machine,
+// load 8 to 19). trigger.restart.test.ts, 70 s of real polls before, now polls on the registry's time.
 const SLOWEST = [
-	'integration/trigger.restart.test.ts',
 	'integration/reliability.families.test.ts',
 	'integration/faults.test.ts',
 	'integration/reliability.test.ts',
+	'unit/watch/detector.property.test.ts',
+	'integration/chaos.test.ts',
+	'integration/retryOnFail.test.ts',
 	'unit/transport/rateLimitSimulation.test.ts',
 	'integration/watch.operation.test.ts',
-	'integration/retryOnFail.test.ts',
-	'unit/transport/rateControl/windowBare.test.ts',
-	'integration/trigger.budget.test.ts',
-	'integration/lookup.operation.test.ts',
-	'integration/watch.storeCapacity.test.ts',
-	'unit/watch/detector.property.test.ts',
-	'unit/watch/overlap.redteam.test.ts',
-	'integration/retryLimits.test.ts',
-	'integration/chaos.test.ts',
-	'unit/transport/structuredRateLimit.test.ts',
-	'integration/outage.test.ts',
-	'integration/boundedAnswers.test.ts',
-	'integration/hostile.test.ts',
-	'unit/transport/rateControl/noInfoWindow.test.ts',
-	'unit/transport/rateControl/fullCountBucket.test.ts',
 	'integration/hostileRows.test.ts',
+	'integration/lookup.operation.test.ts',
+	'unit/watch/overlap.redteam.test.ts',
+	'unit/transport/rateControl/windowBare.test.ts',
+	'integration/outage.test.ts',
+	'integration/retryLimits.test.ts',
+	'integration/trigger.budget.test.ts',
+	'unit/transport/rateControl/slidingLogCount.test.ts',
+	'unit/transport/structuredRateLimit.test.ts',
+	'unit/watch/failedChecks.test.ts',
+	'integration/watch.storeCapacity.test.ts',
+	'integration/hostile.test.ts',
+	'integration/watch.memory.test.ts',
+	'unit/transport/rateControl/fullCountBucket.test.ts',
+	'integration/boundedAnswers.test.ts',
+	'integration/trigger.test.ts',
+	'unit/transport/rateControl/smallBurstSearch.test.ts',
+	'unit/transport/rateControl/noInfoWindow.test.ts',
+	'unit/transport/rateControl/benchSimClasses.test.ts',
+	'integration/trigger.restart.test.ts',
 ];
 const rank = (path) => {
 	const index = SLOWEST.findIndex((name) => path.endsWith(name));
