@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Sandbox } from '../../sandbox/server';
 import type { Engine } from '../../harness/engine';
 import { triggerWorkflow } from '../../harness/fixtures';
+import { lookupClock } from '../support/lookupClock';
 import { sandboxEachTest } from '../support/sandboxEachTest';
 
 const TRIGGER = 'Company Registry Trigger';
@@ -40,8 +41,10 @@ describe('Company Registry Trigger within n8n’s poll budget', () => {
 	};
 
 	it('checks what the budget allows, goes on where it stopped, and reports each change once, none falsely', async () => {
-		// Two lookups a second, one at a time: the twelve companies take about 6 s, the budget is 2 s.
-		const workflow = triggerWorkflow(WATCHLIST, { maxRequestsPerSecond: 2, maxConcurrency: 1 });
+		// Two lookups a second (on the registry's time), one at a time: the twelve companies take 6 s, the
+		// budget is 2 s. The budget's real timer: the next test.
+		engine.nodeTypes.useClock(lookupClock(sandbox, 500));
+		const workflow = triggerWorkflow(WATCHLIST, { maxConcurrency: 1 });
 		const poll = async () =>
 			await engine.poll(workflow, TRIGGER, 'trigger', { pollBudgetMs: 2000 });
 
