@@ -169,9 +169,11 @@ async function checkWatchlist(
 	budgetMs: number | undefined,
 	firstPollOn: boolean,
 ): Promise<INodeExecutionData[][] | null> {
-	// A poll that did not get through the list goes on where it stopped: each company in turn.
-	const start = resumeIndex(staticData, keys);
-	const order = keys.map((_, index) => (start + index) % keys.length);
+	// A poll that did not get through the list goes on where it stopped: each company in turn, a company
+	// listed twice at its first listing (else a poll stopped at its second went back to its first).
+	const listings = firstListings(keys);
+	const start = resumeTurn(staticData, keys, listings);
+	const order = listings.map((_, turn) => listings[(start + turn) % listings.length]);
 	const budget = budgetMs === undefined ? undefined : budgetedPoll(context, clock, budgetMs);
 	let rows: CompanyRow[];
 	try {
@@ -208,12 +210,8 @@ async function checkWatchlist(
 					'The registry answered too slowly, or asked to wait longer than that. The next poll tries again; nothing was forgotten.',
 			},
 		);
-	// The first company of this poll's order that was not checked.
-	const turnOf = (row: CompanyRow) => (row.itemIndex - start + keys.length) % keys.length;
-	const nextUnchecked = deferred.reduce<CompanyRow | undefined>(
-		(first, row) => (first === undefined || turnOf(row) < turnOf(first) ? row : first),
-		undefined,
-	);
+	// The first company of this poll's order that was not checked (rows come in that order).
+	const nextUnchecked = deferred[0];
 	if (nextUnchecked?.key) staticData[RESUME_AT] = watchKey(nextUnchecked.key);
 	else delete staticData[RESUME_AT];
 
@@ -269,12 +267,24 @@ const RESUME_AT = 'resumeAt';
 /** Until when the poll now running may run (its start plus n8n's budget): removed when it ends. */
 const RUNNING_UNTIL = 'runningUntil';
 
-function resumeIndex(staticData: IDataObject, keys: LookupKey[]): number {
+/** The list's indexes, each company once: at its first listing. */
+function firstListings(keys: LookupKey[]): number[] {
+	const seen = new Set<string>();
+	return keys.flatMap((key, index) => {
+		const id = watchKey(key);
+		if (seen.has(id)) return [];
+		seen.add(id);
+		return [index];
+	});
+}
+
+/** The turn (in `listings`) of the company the static data says the next poll starts with. */
+function resumeTurn(staticData: IDataObject, keys: LookupKey[], listings: number[]): number {
 	const saved = staticData[RESUME_AT];
 	if (typeof saved !== 'string') return 0;
 	return Math.max(
 		0,
-		keys.findIndex((key) => watchKey(key) === saved),
+		listings.findIndex((index) => watchKey(keys[index]) === saved),
 	);
 }
 
