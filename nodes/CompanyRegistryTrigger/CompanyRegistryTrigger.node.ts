@@ -38,7 +38,7 @@ interface WatchlistEntry {
 
 interface TriggerOptions extends RequestOptionValues {
 	reportFirstSightings?: boolean;
-	failedCheckInterval?: number;
+	failedCheckInterval?: unknown;
 }
 
 const failedCheckIntervalOption: INodeProperties = {
@@ -138,6 +138,7 @@ async function pollWatchlist(
 	});
 	if (keys.length === 0)
 		throw new NodeOperationError(context.getNode(), 'Add at least one company to watch');
+	const intervalMs = failedCheckIntervalMs(context, options.failedCheckInterval);
 
 	const manual = context.getMode() === 'manual';
 	if (manual) return await testEvent(context, keys[0], options, clock);
@@ -153,7 +154,11 @@ async function pollWatchlist(
 	}
 	if (budgetMs !== undefined) staticData[RUNNING_UNTIL] = clock.now() + budgetMs;
 	try {
-		return await checkWatchlist(context, clock, keys, options, staticData, budgetMs, firstPollOn);
+		return await checkWatchlist(context, clock, keys, options, staticData, {
+			budgetMs,
+			firstPollOn,
+			intervalMs,
+		});
 	} finally {
 		delete staticData[RUNNING_UNTIL];
 	}
@@ -166,8 +171,11 @@ async function checkWatchlist(
 	keys: LookupKey[],
 	options: TriggerOptions,
 	staticData: IDataObject,
-	budgetMs: number | undefined,
-	firstPollOn: boolean,
+	{
+		budgetMs,
+		firstPollOn,
+		intervalMs,
+	}: { budgetMs: number | undefined; firstPollOn: boolean; intervalMs: number },
 ): Promise<INodeExecutionData[][] | null> {
 	// A poll that did not get through the list goes on where it stopped: each company in turn, a company
 	// listed twice at its first listing (else a poll stopped at its second went back to its first).
@@ -241,9 +249,6 @@ async function checkWatchlist(
 		{ now, reportFirstSightings: options.reportFirstSightings === true },
 	);
 	// A company that cannot be checked is said, not kept silent: when its failures start, then once an interval.
-	const intervalHours = Number(options.failedCheckInterval ?? 24);
-	const intervalMs =
-		Number.isFinite(intervalHours) && intervalHours > 0 ? intervalHours * 3_600_000 : 0;
 	// Companies left for the next poll keep their failing spell as it was: they were not checked.
 	const carried = failingOf(staticData, deferred);
 	const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
@@ -260,6 +265,23 @@ async function checkWatchlist(
 	].sort((a, b) => a.itemIndex - b.itemIndex);
 	if (items.length === 0) return quietPollResult(firstSightings, firstPollOn);
 	return [items.map(({ json }) => ({ json: json as IDataObject }))];
+}
+
+/**
+ * Report Failed Checks Every (Hours) in milliseconds (0: off). A value that is no number of hours (an
+ * expression giving '24h', -1) fails the poll saying so: taken as 0, it silenced every failed check.
+ */
+function failedCheckIntervalMs(context: IPollFunctions, value: unknown): number {
+	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
+		return 24 * 3_600_000;
+	const hours = typeof value === 'string' ? Number(value) : value;
+	if (typeof hours !== 'number' || !Number.isFinite(hours) || hours < 0)
+		throw new NodeOperationError(
+			context.getNode(),
+			`Report Failed Checks Every (Hours) must be a number of hours, 0 or more, not ${JSON.stringify(value) ?? String(value)}`,
+			{ description: '0 turns the reports of companies that cannot be checked off.' },
+		);
+	return hours * 3_600_000;
 }
 
 /** Where the static data says the next poll starts: the company the last poll could not check. */
