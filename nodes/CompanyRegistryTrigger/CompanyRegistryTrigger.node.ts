@@ -218,12 +218,10 @@ async function checkWatchlist(
 					'The registry answered too slowly, or asked to wait longer than that. The next poll tries again; nothing was forgotten.',
 			},
 		);
-	// The next poll starts after the last company this poll got an answer for (rows come in this poll's
-	// order): one whose lookup outlasts every budget, first in line each time, held back the list behind
-	// it. Those left behind are checked when their turn comes round again.
-	let lastAnswered = -1;
-	for (const [turn, row] of rows.entries()) if (!notChecked(row)) lastAnswered = turn;
-	const nextUnchecked = rows[lastAnswered + 1] ?? deferred[0];
+	// The next poll starts at the first company this poll did not check (rows come in this poll's order),
+	// unless that is the one it started with: that one had the whole budget, and a lookup that outlasts
+	// every budget, first in line at every poll, held back the list behind it. It waits for its next turn.
+	const nextUnchecked = deferred.find((row) => row !== rows[0]);
 	if (nextUnchecked?.key) staticData[RESUME_AT] = watchKey(nextUnchecked.key);
 	else delete staticData[RESUME_AT];
 

@@ -15,8 +15,8 @@ import {
 // the budget (a registry that holds that one id, one whose Retry-After for it is long, a Request
 // Timeout of 30 s under the durable scheduler's 36 s budget) was that company every poll: each poll
 // started with it, checked as far as the budget went beside it, and stopped at the same place, so the
-// companies beyond were never checked again (a change to them never reported). The next poll now
-// starts after the last company this poll got an answer for.
+// companies beyond were never checked again (a change to them never reported). A company the poll
+// started with and could not check had the whole budget: the next poll no longer starts with it.
 
 const STRAGGLER = 'HRB0';
 const LIST = ['HRB1', STRAGGLER, 'HRB2', 'HRB3', 'HRB4', 'HRB5', 'HRB6'];
