@@ -38,7 +38,7 @@ interface WatchlistEntry {
 
 interface TriggerOptions extends RequestOptionValues {
 	reportFirstSightings?: boolean;
-	failedCheckInterval?: number;
+	failedCheckInterval?: unknown;
 }
 
 const failedCheckIntervalOption: INodeProperties = {
@@ -138,6 +138,7 @@ async function pollWatchlist(
 	});
 	if (keys.length === 0)
 		throw new NodeOperationError(context.getNode(), 'Add at least one company to watch');
+	const intervalMs = failedCheckIntervalMs(context, options.failedCheckInterval);
 
 	const manual = context.getMode() === 'manual';
 	if (manual) return await testEvent(context, keys[0], options, clock);
@@ -155,7 +156,11 @@ async function pollWatchlist(
 		staticData[RUNNING_UNTIL] = clock.now() + budgetMs;
 	}
 	try {
-		return await checkWatchlist(context, clock, keys, options, staticData, budgetMs, firstPollOn);
+		return await checkWatchlist(context, clock, keys, options, staticData, {
+			budgetMs,
+			firstPollOn,
+			intervalMs,
+		});
 	} finally {
 		delete staticData[RUNNING_UNTIL];
 	}
@@ -168,12 +173,17 @@ async function checkWatchlist(
 	keys: LookupKey[],
 	options: TriggerOptions,
 	staticData: IDataObject,
-	budgetMs: number | undefined,
-	firstPollOn: boolean,
+	{
+		budgetMs,
+		firstPollOn,
+		intervalMs,
+	}: { budgetMs: number | undefined; firstPollOn: boolean; intervalMs: number },
 ): Promise<INodeExecutionData[][] | null> {
-	// A poll that did not get through the list goes on where it stopped: each company in turn.
-	const start = resumeIndex(staticData, keys);
-	const order = keys.map((_, index) => (start + index) % keys.length);
+	// A poll that did not get through the list goes on where it stopped: each company in turn, a company
+	// listed twice at its first listing (else a poll stopped at its second went back to its first).
+	const listings = firstListings(keys);
+	const start = resumeTurn(staticData, keys, listings);
+	const order = listings.map((_, turn) => listings[(start + turn) % listings.length]);
 	const budget = budgetMs === undefined ? undefined : budgetedPoll(context, clock, budgetMs);
 	let rows: CompanyRow[];
 	try {
@@ -210,12 +220,10 @@ async function checkWatchlist(
 					'The registry answered too slowly, or asked to wait longer than that. The next poll tries again; nothing was forgotten.',
 			},
 		);
-	// The first company of this poll's order that was not checked.
-	const turnOf = (row: CompanyRow) => (row.itemIndex - start + keys.length) % keys.length;
-	const nextUnchecked = deferred.reduce<CompanyRow | undefined>(
-		(first, row) => (first === undefined || turnOf(row) < turnOf(first) ? row : first),
-		undefined,
-	);
+	// The next poll starts at the first company this poll did not check (rows come in this poll's order),
+	// unless that is the one it started with: that one had the whole budget, and a lookup that outlasts
+	// every budget, first in line at every poll, held back the list behind it. It waits for its next turn.
+	const nextUnchecked = deferred.find((row) => row !== rows[0]);
 	if (nextUnchecked?.key) staticData[RESUME_AT] = watchKey(nextUnchecked.key);
 	else delete staticData[RESUME_AT];
 
@@ -245,9 +253,6 @@ async function checkWatchlist(
 		{ now, reportFirstSightings: options.reportFirstSightings === true },
 	);
 	// A company that cannot be checked is said, not kept silent: when its failures start, then once an interval.
-	const intervalHours = Number(options.failedCheckInterval ?? 24);
-	const intervalMs =
-		Number.isFinite(intervalHours) && intervalHours > 0 ? intervalHours * 3_600_000 : 0;
 	// Companies left for the next poll keep their failing spell as it was: they were not checked.
 	const carried = failingOf(staticData, deferred);
 	const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
@@ -266,17 +271,46 @@ async function checkWatchlist(
 	return [items.map(({ json }) => ({ json: json as IDataObject }))];
 }
 
+/**
+ * Report Failed Checks Every (Hours) in milliseconds (0: off). A value that is no number of hours (an
+ * expression giving '24h', -1) fails the poll saying so: taken as 0, it silenced every failed check.
+ */
+function failedCheckIntervalMs(context: IPollFunctions, value: unknown): number {
+	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
+		return 24 * 3_600_000;
+	const hours = typeof value === 'string' ? Number(value) : value;
+	if (typeof hours !== 'number' || !Number.isFinite(hours) || hours < 0)
+		throw new NodeOperationError(
+			context.getNode(),
+			`Report Failed Checks Every (Hours) must be a number of hours, 0 or more, not ${JSON.stringify(value) ?? String(value)}`,
+			{ description: '0 turns the reports of companies that cannot be checked off.' },
+		);
+	return hours * 3_600_000;
+}
+
 /** Where the static data says the next poll starts: the company the last poll could not check. */
 const RESUME_AT = 'resumeAt';
 /** Until when the poll now running may run (its start plus n8n's budget): removed when it ends. */
 const RUNNING_UNTIL = 'runningUntil';
 
-function resumeIndex(staticData: IDataObject, keys: LookupKey[]): number {
+/** The list's indexes, each company once: at its first listing. */
+function firstListings(keys: LookupKey[]): number[] {
+	const seen = new Set<string>();
+	return keys.flatMap((key, index) => {
+		const id = watchKey(key);
+		if (seen.has(id)) return [];
+		seen.add(id);
+		return [index];
+	});
+}
+
+/** The turn (in `listings`) of the company the static data says the next poll starts with. */
+function resumeTurn(staticData: IDataObject, keys: LookupKey[], listings: number[]): number {
 	const saved = staticData[RESUME_AT];
 	if (typeof saved !== 'string') return 0;
 	return Math.max(
 		0,
-		keys.findIndex((key) => watchKey(key) === saved),
+		listings.findIndex((index) => watchKey(keys[index]) === saved),
 	);
 }
 

@@ -369,10 +369,25 @@ const RECORD_FIELDS = new Set([
 ]);
 
 /**
- * A field a registry adds under the name `error` is n8n's mark of a failed item (Retry On Fail would run
- * the node again for it, each row looked up anew): it passes on under this name instead.
+ * Names an item needs for itself: `error` is n8n's mark of a failed item (Retry On Fail would run the
+ * node again for it, each row looked up anew), `lookup` holds the lookup key. A registry's field of that
+ * name passes on as `registryError`, `registryLookup`; one already named so moves on again, and so on.
  */
-const REGISTRY_ERROR_FIELD = 'registryError';
+const ITEM_FIELDS = new Set(['error', 'lookup']);
+const aside = (name: string) => `registry${name[0].toUpperCase()}${name.slice(1)}`;
+
+/** A record field's name on the item: moved aside where the item, or a field moved aside, takes it. */
+function itemFieldName(field: string, record: object): string {
+	let base = field;
+	// registryRegistryError moves aside if registryError does, which moves if error is in the record.
+	while (!ITEM_FIELDS.has(base)) {
+		const match = /^registry([A-Z])(.*)$/.exec(base);
+		if (!match) return field;
+		base = `${match[1].toLowerCase()}${match[2]}`;
+		if (!Object.hasOwn(record, base)) return field;
+	}
+	return aside(field);
+}
 
 /**
  * A record on its way to an output: a registry that echoes the client secret or the token into it
@@ -396,7 +411,7 @@ export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyR
 	return Object.fromEntries(
 		Object.entries(record).map(([field, value]) => {
 			const own = RECORD_FIELDS.has(field);
-			const name = field === 'error' ? REGISTRY_ERROR_FIELD : field;
+			const name = itemFieldName(field, record);
 			return [own ? name : redact(name, secrets), clean(value, own)];
 		}),
 	) as CompanyRecord;

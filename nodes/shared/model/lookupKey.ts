@@ -42,6 +42,8 @@ function simplify(name: string): string {
 }
 
 const countryByInput = new Map<string, string>();
+/** Short names two countries share ("Virgin Islands": vg and vi): refused, naming both, not taken as one. */
+const countriesByShortName = new Map<string, CountryEntry[]>();
 for (const country of COUNTRIES) {
 	countryByInput.set(country.code, country.code);
 	countryByInput.set(country.alpha3, country.code);
@@ -50,7 +52,11 @@ for (const country of COUNTRIES) {
 		countryByInput.set(simplify(name), country.code);
 	// "Falkland Islands (Malvinas)" → "falkland islands", unless another country has that name.
 	const short = simplify(country.isoName.replace(/\s*\(.*\)\s*$/, ''));
-	if (!countryByInput.has(short)) countryByInput.set(short, country.code);
+	countriesByShortName.set(short, [...(countriesByShortName.get(short) ?? []), country]);
+}
+for (const [short, countries] of countriesByShortName) {
+	if (countries.length === 1 && !countryByInput.has(short))
+		countryByInput.set(short, countries[0].code);
 }
 
 const stateByInput = new Map<string, string>();
@@ -130,8 +136,13 @@ export function normalizeCountry(input: unknown): string {
 	const raw = fieldText('Country', input, accepted);
 	if (raw === '') throw new LookupInputError('Country is empty', accepted);
 	const code = countryByInput.get(simplify(raw));
-	if (!code) throw new LookupInputError(`Unknown country '${raw}'`, accepted);
-	return code;
+	if (code) return code;
+	const countries = countriesByShortName.get(simplify(raw));
+	if (countries && countries.length > 1) {
+		const named = countries.map((country) => `'${country.code}' (${country.name})`).join(' or ');
+		throw new LookupInputError(`Country '${raw}' names more than one country: ${named}`, accepted);
+	}
+	throw new LookupInputError(`Unknown country '${raw}'`, accepted);
 }
 
 export function normalizeUsState(input: unknown): string {

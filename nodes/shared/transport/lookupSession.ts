@@ -205,7 +205,8 @@ export class LookupSession {
 			const delayMs = rateLimitDelayMs(told, tries.rateLimited + 1, this.context.random);
 			return { kind: 'rateLimited', retryAfterMs: told, delayMs };
 		}
-		if (status >= 300 && status < 400)
+		// 304 Not Modified names no other address: it is no redirect, and the Base URL is not to blame.
+		if (status >= 300 && status < 400 && status !== 304)
 			return final(failed({ kind: 'redirect', status, location: header(headers, 'location') }));
 		const failure: LookupFailure = {
 			kind: 'http',
