@@ -60,6 +60,10 @@ export interface WindowState {
 	limit: number | undefined;
 	/** A request sent with the budget spent, before the reset (see windowNextStart). */
 	askedEarlyAt: number | undefined;
+	/** The reset told as a time that `resetAt` was put ahead of (see leadReset), until the next lead leaves. */
+	toldResetAt: number | undefined;
+	/** A lead sent ahead of its told reset was refused: this registry's resets are as told. */
+	resetsAsTold: boolean;
 }
 
 /** Entered on a refusal: one request alone after a moment, then (a window) nobody until `resetAt`. */
@@ -81,6 +85,8 @@ export function suspectWindow(now: number, resetAt: number | undefined): WindowS
 		refills: false,
 		limit: undefined,
 		askedEarlyAt: undefined,
+		toldResetAt: undefined,
+		resetsAsTold: false,
 	};
 }
 
@@ -129,7 +135,12 @@ export function waitingForReset(window: WindowState, now: number): boolean {
 
 export function windowStarted(window: WindowState, now: number): void {
 	if (window.budget === undefined) window.probeSentAt = now;
-	if (window.starts.length === 0) window.leadSentAt = now;
+	if (window.starts.length === 0) {
+		window.leadSentAt = now;
+		// Sent at or after the reset it was told: nothing was asked ahead of it.
+		if (window.toldResetAt !== undefined && window.toldResetAt <= now)
+			window.toldResetAt = undefined;
+	}
 	// Sent over a known budget: only the early ask of a drained log (windowNextStart) is.
 	if (window.budget !== undefined && left(window) < 1) window.askedEarlyAt = now;
 	window.starts.push(now);
@@ -166,10 +177,16 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 			// budget wrong; nobody sends for a moment, longer each time in a row. Where the refusal says
 			// none is left and when some is back (a sliding log's next request to leave it, seconds
 			// away), not before: that reset is told in whole seconds, rounded up, so a second sooner.
+			// Sent ahead of the reset told as a time (leadReset) and refused: the window did not begin with
+			// its first request (a fixed window on the clock's seconds); its resets are as told from now on.
 			const told = report.remaining === 0 ? earliestReset(undefined, report, now) : undefined;
+			const ahead = window.toldResetAt;
+			window.toldResetAt = undefined;
+			if (ahead !== undefined) window.resetsAsTold = true;
 			window.holdUntil = Math.max(
 				now + EARLY_RESET_HOLD_MS * 2 ** Math.min(window.early++, EARLY_RESET_DOUBLINGS),
 				(told ?? 0) - RESET_RESOLUTION_MS,
+				ahead ?? 0,
 			);
 			return;
 		}
@@ -196,6 +213,14 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 		report,
 		now,
 	);
+	if (report.sentAt === window.leadSentAt) {
+		window.toldResetAt = undefined;
+		const reset = leadReset(window, report, now);
+		if (reset !== undefined && window.resetAt !== undefined && reset < window.resetAt) {
+			window.toldResetAt = window.resetAt;
+			window.resetAt = reset;
+		}
+	}
 	if (window.budget !== undefined && report.sentAt !== window.leadSentAt) {
 		// A count above what the window reckons left: the budget came back between resets (a sliding
 		// log's oldest requests leave it one by one, its reset says only when the first does, and in
@@ -239,6 +264,28 @@ function rollIfDue(window: WindowState, now: number): void {
 	window.askedEarlyAt = undefined;
 	// Unknown until the first request's answer tells it: that request goes alone.
 	window.budget = undefined;
+}
+
+/**
+ * A log's next reset from its first request's answer, where that request found it empty (its oldest):
+ * one window after the request reached the registry, at most its round trip after it left. Told as a
+ * time (Unix seconds), the reset is rounded up to the registry clock's second, so up to a second late,
+ * and sent at that second the next first request reaches the registry just past it: the reset it is
+ * told is a second late again, every window (bench:sim s272: one 1 s window in 2 s). The window is
+ * whole seconds (as every registry states it): the whole seconds short of the told reset. A fixed window
+ * on the clock's seconds is no such log: the refusal of the request sent ahead shows it (windowAnswered).
+ */
+function leadReset(window: WindowState, report: RequestReport, now: number): number | undefined {
+	if (
+		report.resetToldAsTime !== true ||
+		window.resetsAsTold ||
+		report.resetMs === undefined ||
+		report.limit === undefined ||
+		report.remaining !== report.limit - 1
+	)
+		return undefined;
+	const windowMs = (Math.ceil(report.resetMs / RESET_RESOLUTION_MS) - 1) * RESET_RESOLUTION_MS;
+	return windowMs >= RESET_RESOLUTION_MS ? now + windowMs : undefined;
 }
 
 /** The earliest of a known reset and the one this answer tells, where it is still ahead. */
