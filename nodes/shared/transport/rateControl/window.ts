@@ -60,10 +60,18 @@ export interface WindowState {
 	limit: number | undefined;
 	/** A request sent with the budget spent, before the reset (see windowNextStart). */
 	askedEarlyAt: number | undefined;
-	/** The reset told as a time that `resetAt` was put ahead of (see leadReset), until the next lead leaves. */
+	/** The told reset that `resetAt` was put ahead of (see leadReset), until the next lead leaves. */
 	toldResetAt: number | undefined;
 	/** A lead sent ahead of its told reset was refused: this registry's resets are as told. */
 	resetsAsTold: boolean;
+	/** How long a request stays in the log, as a lead that found it empty told it (see leadReset). */
+	windowMs: number | undefined;
+	/** Our last requests before the last reset (at most `limit`), oldest first: those a log may still hold. */
+	previousStarts: number[];
+	/** The last lead's round trip: a request reaches the registry at most this long after it left. */
+	roundTripMs: number;
+	/** A lead found requests of ours from before the last reset still counted: a log's (see logRoom). */
+	keepsRequests: boolean;
 }
 
 /** Entered on a refusal: one request alone after a moment, then (a window) nobody until `resetAt`. */
@@ -87,6 +95,10 @@ export function suspectWindow(now: number, resetAt: number | undefined): WindowS
 		askedEarlyAt: undefined,
 		toldResetAt: undefined,
 		resetsAsTold: false,
+		windowMs: undefined,
+		previousStarts: [],
+		roundTripMs: 0,
+		keepsRequests: false,
 	};
 }
 
@@ -104,6 +116,9 @@ export function windowNextStart(
 	rollIfDue(window, now);
 	if (window.probeSentAt !== undefined) return undefined;
 	if (window.holdUntil > now) return window.holdUntil;
+	// The first request after a reset: a log has no room before our request `limit` back has left.
+	const room = logRoom(window);
+	if (window.budget === undefined) return room > now ? room : 0;
 	if (left(window) >= 1) return 0;
 	// A log that drains, spent, nothing out: its reset (when its oldest request leaves) is told in whole
 	// seconds, rounded up, so up to a second late; one request alone asks before it. Only while the log
@@ -116,7 +131,7 @@ export function windowNextStart(
 			!window.cut &&
 			inFlight === 0 &&
 			window.starts.length < (window.limit ?? Number.POSITIVE_INFINITY)
-			? window.resetAt - ASK_BEFORE_RESET_MS
+			? Math.max(window.resetAt - ASK_BEFORE_RESET_MS, room)
 			: window.resetAt;
 	// Spent, and no answer said when it returns: the answers still out will; with none out, ask.
 	return inFlight > 0 ? undefined : 0;
@@ -230,7 +245,13 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 		if (report.remaining !== undefined && !window.cut) {
 			const told =
 				window.starts.filter((start) => start < report.sentAt).length + 1 + report.remaining;
-			if (told > window.budget) window.drains = true;
+			if (told > window.budget) {
+				window.drains = true;
+				// What the lead's answer reckoned would leave has left, and is spent again: the next to
+				// leave is what the registry tells.
+				if (window.toldResetAt !== undefined) window.resetAt = window.toldResetAt;
+				window.toldResetAt = undefined;
+			}
 			window.budget = Math.max(window.budget, told);
 		}
 		return;
@@ -258,6 +279,10 @@ function rollIfDue(window: WindowState, now: number): void {
 	if (!resetDue(window, now)) return;
 	window.lastResetAt = now;
 	window.resetAt = undefined;
+	// What a log may hold of ours: the last `limit` requests, whichever window they went in.
+	window.previousStarts = [...window.previousStarts, ...window.starts].slice(
+		-(window.limit ?? Number.POSITIVE_INFINITY),
+	);
 	window.starts = [];
 	window.leadSentAt = undefined;
 	window.cut = false;
@@ -267,25 +292,58 @@ function rollIfDue(window: WindowState, now: number): void {
 }
 
 /**
- * A log's next reset from its first request's answer, where that request found it empty (its oldest):
- * one window after the request reached the registry, at most its round trip after it left. Told as a
- * time (Unix seconds), the reset is rounded up to the registry clock's second, so up to a second late,
- * and sent at that second the next first request reaches the registry just past it: the reset it is
- * told is a second late again, every window (bench:sim s272: one 1 s window in 2 s). The window is
- * whole seconds (as every registry states it): the whole seconds short of the told reset. A fixed window
- * on the clock's seconds is no such log: the refusal of the request sent ahead shows it (windowAnswered).
+ * A log's next reset from its first request's answer: when the oldest request it holds leaves, one
+ * window after that request reached the registry (at most a round trip, the lead's, after it left).
+ * Found empty, the lead is that oldest and tells the window: in seconds its reset, told as a time
+ * (Unix seconds) the whole seconds short of it (rounded up to the registry clock's second, the reset
+ * holds the part of a second the request arrived in; windows are whole seconds as registries state
+ * them). Found holding others, those are ours of the last windows (what a log holds), the oldest of
+ * the most recent as many. Either way the reset told is rounded up, up to a second late: the lead sent
+ * at it reaches the registry just past a whole second, its own reset is told a second late again,
+ * every window (bench:sim s272: one 1 s window in 2 s). A fixed window on the clock's seconds is no
+ * such log: the refusal of the lead sent ahead shows it (windowAnswered).
  */
 function leadReset(window: WindowState, report: RequestReport, now: number): number | undefined {
 	if (
-		report.resetToldAsTime !== true ||
 		window.resetsAsTold ||
 		report.resetMs === undefined ||
 		report.limit === undefined ||
-		report.remaining !== report.limit - 1
+		report.remaining === undefined
 	)
 		return undefined;
-	const windowMs = (Math.ceil(report.resetMs / RESET_RESOLUTION_MS) - 1) * RESET_RESOLUTION_MS;
-	return windowMs >= RESET_RESOLUTION_MS ? now + windowMs : undefined;
+	window.roundTripMs = now - report.sentAt;
+	const others = report.limit - 1 - report.remaining;
+	if (others === 0) window.windowMs = toldWindowMs(report.resetMs, report.resetToldAsTime === true);
+	else window.keepsRequests = true;
+	const oldest =
+		others === 0 ? report.sentAt : window.previousStarts[window.previousStarts.length - others];
+	return window.windowMs === undefined || oldest === undefined
+		? undefined
+		: oldest + window.windowMs + window.roundTripMs;
+}
+
+/** A log's length from the reset its lead was told, where the lead found it empty. */
+function toldWindowMs(resetMs: number, asTime: boolean): number | undefined {
+	const windowMs = asTime
+		? (Math.ceil(resetMs / RESET_RESOLUTION_MS) - 1) * RESET_RESOLUTION_MS
+		: resetMs;
+	return windowMs >= RESET_RESOLUTION_MS ? windowMs : undefined;
+}
+
+/**
+ * When a log of a known length holding our last `limit` requests has room again: once the one `limit`
+ * back has left it, a window after it reached the registry (0 where unknown, fewer were sent, or the
+ * answers show no log: a fixed window's budget comes back whole at its reset, whenever ours went). The
+ * lead alone, the others a round trip later: a reset's first request found those still in the log
+ * (bench:sim s169, 7 a second: 8 requests in 2 s).
+ */
+function logRoom(window: WindowState): number {
+	const log = window.keepsRequests || (window.drains && !window.refills);
+	const sent = [...window.previousStarts, ...window.starts];
+	const back = sent.length - (window.limit ?? Number.POSITIVE_INFINITY);
+	return !log || window.windowMs === undefined || back < 0
+		? 0
+		: sent[back] + window.windowMs + window.roundTripMs;
 }
 
 /** The earliest of a known reset and the one this answer tells, where it is still ahead. */
