@@ -7,7 +7,10 @@ import { parseRetryAfter } from './retryAfter';
 export function report(sentAt: number, answer: RegistryAnswer, now: number): RequestReport {
 	if (answer.kind !== 'response') return { sentAt };
 	// The controller acts on the budget left, its refill and its limit (a sliding log's whole length).
-	const { remaining, resetMs, limit } = readRateLimitHeaders(answer.headers, sentAt);
+	const { remaining, resetMs, resetToldAsTime, limit } = readRateLimitHeaders(
+		answer.headers,
+		sentAt,
+	);
 	return {
 		sentAt,
 		status: answer.status,
@@ -18,6 +21,7 @@ export function report(sentAt: number, answer: RegistryAnswer, now: number): Req
 				? parseRetryAfter(header(answer.headers, 'retry-after'), now)
 				: undefined,
 		resetMs,
+		resetToldAsTime,
 		limit,
 	};
 }

@@ -10,6 +10,8 @@ export interface RequestReport {
 	retryAfterMs?: number;
 	/** In how many ms after `sentAt` the registry says its budget is refilled (rateControl/headers). */
 	resetMs?: number;
+	/** That reset was told as a time (Unix seconds), rounded up to the registry clock's second (rateControl/headers). */
+	resetToldAsTime?: boolean;
 	/** What the registry says its budget holds when full, where it says so (rateControl/headers). */
 	limit?: number;
 }

@@ -60,6 +60,18 @@ export interface WindowState {
 	limit: number | undefined;
 	/** A request sent with the budget spent, before the reset (see windowNextStart). */
 	askedEarlyAt: number | undefined;
+	/** The told reset that `resetAt` was put ahead of (see leadReset), until the next lead leaves. */
+	toldResetAt: number | undefined;
+	/** A lead sent ahead of its told reset was refused: this registry's resets are as told. */
+	resetsAsTold: boolean;
+	/** How long a request stays in the log, as a lead that found it empty told it (see leadReset). */
+	windowMs: number | undefined;
+	/** Our last requests before the last reset (at most `limit`), oldest first: those a log may still hold. */
+	previousStarts: number[];
+	/** The last lead's round trip: a request reaches the registry at most this long after it left. */
+	roundTripMs: number;
+	/** A lead found requests of ours from before the last reset still counted: a log's (see logRoom). */
+	keepsRequests: boolean;
 }
 
 /** Entered on a refusal: one request alone after a moment, then (a window) nobody until `resetAt`. */
@@ -81,6 +93,12 @@ export function suspectWindow(now: number, resetAt: number | undefined): WindowS
 		refills: false,
 		limit: undefined,
 		askedEarlyAt: undefined,
+		toldResetAt: undefined,
+		resetsAsTold: false,
+		windowMs: undefined,
+		previousStarts: [],
+		roundTripMs: 0,
+		keepsRequests: false,
 	};
 }
 
@@ -98,6 +116,9 @@ export function windowNextStart(
 	rollIfDue(window, now);
 	if (window.probeSentAt !== undefined) return undefined;
 	if (window.holdUntil > now) return window.holdUntil;
+	// The first request after a reset: a log has no room before our request `limit` back has left.
+	const room = logRoom(window);
+	if (window.budget === undefined) return room > now ? room : 0;
 	if (left(window) >= 1) return 0;
 	// A log that drains, spent, nothing out: its reset (when its oldest request leaves) is told in whole
 	// seconds, rounded up, so up to a second late; one request alone asks before it. Only while the log
@@ -110,7 +131,7 @@ export function windowNextStart(
 			!window.cut &&
 			inFlight === 0 &&
 			window.starts.length < (window.limit ?? Number.POSITIVE_INFINITY)
-			? window.resetAt - ASK_BEFORE_RESET_MS
+			? Math.max(window.resetAt - ASK_BEFORE_RESET_MS, room)
 			: window.resetAt;
 	// Spent, and no answer said when it returns: the answers still out will; with none out, ask.
 	return inFlight > 0 ? undefined : 0;
@@ -129,7 +150,12 @@ export function waitingForReset(window: WindowState, now: number): boolean {
 
 export function windowStarted(window: WindowState, now: number): void {
 	if (window.budget === undefined) window.probeSentAt = now;
-	if (window.starts.length === 0) window.leadSentAt = now;
+	if (window.starts.length === 0) {
+		window.leadSentAt = now;
+		// Sent at or after the reset it was told: nothing was asked ahead of it.
+		if (window.toldResetAt !== undefined && window.toldResetAt <= now)
+			window.toldResetAt = undefined;
+	}
 	// Sent over a known budget: only the early ask of a drained log (windowNextStart) is.
 	if (window.budget !== undefined && left(window) < 1) window.askedEarlyAt = now;
 	window.starts.push(now);
@@ -166,10 +192,16 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 			// budget wrong; nobody sends for a moment, longer each time in a row. Where the refusal says
 			// none is left and when some is back (a sliding log's next request to leave it, seconds
 			// away), not before: that reset is told in whole seconds, rounded up, so a second sooner.
+			// Sent ahead of the reset told as a time (leadReset) and refused: the window did not begin with
+			// its first request (a fixed window on the clock's seconds); its resets are as told from now on.
 			const told = report.remaining === 0 ? earliestReset(undefined, report, now) : undefined;
+			const ahead = window.toldResetAt;
+			window.toldResetAt = undefined;
+			if (ahead !== undefined) window.resetsAsTold = true;
 			window.holdUntil = Math.max(
 				now + EARLY_RESET_HOLD_MS * 2 ** Math.min(window.early++, EARLY_RESET_DOUBLINGS),
 				(told ?? 0) - RESET_RESOLUTION_MS,
+				ahead ?? 0,
 			);
 			return;
 		}
@@ -196,6 +228,14 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 		report,
 		now,
 	);
+	if (report.sentAt === window.leadSentAt) {
+		window.toldResetAt = undefined;
+		const reset = leadReset(window, report, now);
+		if (reset !== undefined && window.resetAt !== undefined && reset < window.resetAt) {
+			window.toldResetAt = window.resetAt;
+			window.resetAt = reset;
+		}
+	}
 	if (window.budget !== undefined && report.sentAt !== window.leadSentAt) {
 		// A count above what the window reckons left: the budget came back between resets (a sliding
 		// log's oldest requests leave it one by one, its reset says only when the first does, and in
@@ -205,7 +245,13 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 		if (report.remaining !== undefined && !window.cut) {
 			const told =
 				window.starts.filter((start) => start < report.sentAt).length + 1 + report.remaining;
-			if (told > window.budget) window.drains = true;
+			if (told > window.budget) {
+				window.drains = true;
+				// What the lead's answer reckoned would leave has left, and is spent again: the next to
+				// leave is what the registry tells.
+				if (window.toldResetAt !== undefined) window.resetAt = window.toldResetAt;
+				window.toldResetAt = undefined;
+			}
 			window.budget = Math.max(window.budget, told);
 		}
 		return;
@@ -233,12 +279,71 @@ function rollIfDue(window: WindowState, now: number): void {
 	if (!resetDue(window, now)) return;
 	window.lastResetAt = now;
 	window.resetAt = undefined;
+	// What a log may hold of ours: the last `limit` requests, whichever window they went in.
+	window.previousStarts = [...window.previousStarts, ...window.starts].slice(
+		-(window.limit ?? Number.POSITIVE_INFINITY),
+	);
 	window.starts = [];
 	window.leadSentAt = undefined;
 	window.cut = false;
 	window.askedEarlyAt = undefined;
 	// Unknown until the first request's answer tells it: that request goes alone.
 	window.budget = undefined;
+}
+
+/**
+ * A log's next reset from its first request's answer: when the oldest request it holds leaves, one
+ * window after that request reached the registry (at most a round trip, the lead's, after it left).
+ * Found empty, the lead is that oldest and tells the window: in seconds its reset, told as a time
+ * (Unix seconds) the whole seconds short of it (rounded up to the registry clock's second, the reset
+ * holds the part of a second the request arrived in; windows are whole seconds as registries state
+ * them). Found holding others, those are ours of the last windows (what a log holds), the oldest of
+ * the most recent as many. Either way the reset told is rounded up, up to a second late: the lead sent
+ * at it reaches the registry just past a whole second, its own reset is told a second late again,
+ * every window (bench:sim s272: one 1 s window in 2 s). A fixed window on the clock's seconds is no
+ * such log: the refusal of the lead sent ahead shows it (windowAnswered).
+ */
+function leadReset(window: WindowState, report: RequestReport, now: number): number | undefined {
+	if (
+		window.resetsAsTold ||
+		report.resetMs === undefined ||
+		report.limit === undefined ||
+		report.remaining === undefined
+	)
+		return undefined;
+	window.roundTripMs = now - report.sentAt;
+	const others = report.limit - 1 - report.remaining;
+	if (others === 0) window.windowMs = toldWindowMs(report.resetMs, report.resetToldAsTime === true);
+	else window.keepsRequests = true;
+	const oldest =
+		others === 0 ? report.sentAt : window.previousStarts[window.previousStarts.length - others];
+	return window.windowMs === undefined || oldest === undefined
+		? undefined
+		: oldest + window.windowMs + window.roundTripMs;
+}
+
+/** A log's length from the reset its lead was told, where the lead found it empty. */
+function toldWindowMs(resetMs: number, asTime: boolean): number | undefined {
+	const windowMs = asTime
+		? (Math.ceil(resetMs / RESET_RESOLUTION_MS) - 1) * RESET_RESOLUTION_MS
+		: resetMs;
+	return windowMs >= RESET_RESOLUTION_MS ? windowMs : undefined;
+}
+
+/**
+ * When a log of a known length holding our last `limit` requests has room again: once the one `limit`
+ * back has left it, a window after it reached the registry (0 where unknown, fewer were sent, or the
+ * answers show no log: a fixed window's budget comes back whole at its reset, whenever ours went). The
+ * lead alone, the others a round trip later: a reset's first request found those still in the log
+ * (bench:sim s169, 7 a second: 8 requests in 2 s).
+ */
+function logRoom(window: WindowState): number {
+	const log = window.keepsRequests || (window.drains && !window.refills);
+	const sent = [...window.previousStarts, ...window.starts];
+	const back = sent.length - (window.limit ?? Number.POSITIVE_INFINITY);
+	return !log || window.windowMs === undefined || back < 0
+		? 0
+		: sent[back] + window.windowMs + window.roundTripMs;
 }
 
 /** The earliest of a known reset and the one this answer tells, where it is still ahead. */

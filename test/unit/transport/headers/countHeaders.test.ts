@@ -19,7 +19,7 @@ describe.each([
 		],
 		['spaces around', { remaining: ' 7 ', reset: '\t2 ' }, { remaining: 7, resetMs: 2_000 }],
 		['a reset with a fraction', { reset: '0.25' }, { resetMs: 250 }],
-		['a reset as Unix time', { reset: unix(45) }, { resetMs: 45_000 }],
+		['a reset as Unix time', { reset: unix(45) }, { resetMs: 45_000, resetToldAsTime: true }],
 		[
 			'repeated lines that agree',
 			{ remaining: ['5', '5'], reset: ['3', '3'] },

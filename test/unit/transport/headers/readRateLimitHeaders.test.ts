@@ -1,5 +1,8 @@
 import { readRateLimitHeaders } from '../../../../nodes/shared/transport/rateControl/headers';
 
+/** When the request left, in Unix seconds: a reset told as a time is read against it. */
+const SENT_AT_S = 1_700_000_000;
+
 const defined = (reading: object) =>
 	Object.fromEntries(Object.entries(reading).filter(([, value]) => value !== undefined));
 
@@ -35,8 +38,18 @@ describe('one reading whatever the dialect', () => {
 			{ 'x-ratelimit-remaining': '-5', ratelimit: '"default";r=4' },
 			{ remaining: 4 },
 		],
+		[
+			'a reset told as a time is said so, by the dialect that told the reset',
+			{ 'x-ratelimit-remaining': '3', 'ratelimit-reset': String(SENT_AT_S + 2) },
+			{ remaining: 3, resetMs: 2_000, resetToldAsTime: true },
+		],
+		[
+			'a reset told in seconds by the first dialect: a later one telling a time does not say so',
+			{ 'x-ratelimit-reset': '1', 'ratelimit-reset': String(SENT_AT_S + 2) },
+			{ resetMs: 1_000 },
+		],
 		['no rate-limit headers', { 'content-type': 'application/json', 'retry-after': '5' }, {}],
 	])('%s', (_case, headers, expected) => {
-		expect(defined(readRateLimitHeaders(headers, 0))).toEqual(expected);
+		expect(defined(readRateLimitHeaders(headers, SENT_AT_S * 1000))).toEqual(expected);
 	});
 });

@@ -20,12 +20,12 @@ export function readCountHeaders(
 	sentAt: number,
 ): RateLimitReading {
 	const reset = countField(headers, `${prefix}-reset`);
+	const asTime = reset !== undefined && reset > UNIX_TIME_FROM_S;
+	const resetMs = asTime ? unixResetMs(reset, sentAt) : secondsToResetMs(reset);
 	return {
 		remaining: countField(headers, `${prefix}-remaining`),
-		resetMs:
-			reset !== undefined && reset > UNIX_TIME_FROM_S
-				? unixResetMs(reset, sentAt)
-				: secondsToResetMs(reset),
+		resetMs,
+		resetToldAsTime: asTime && resetMs !== undefined ? true : undefined,
 		limit: countField(headers, `${prefix}-limit`),
 	};
 }

@@ -16,11 +16,14 @@ export function readRateLimitHeaders(headers: Headers, sentAt: number): RateLimi
 		readIetfDraft(headers, sentAt),
 		readIetfStructured(headers),
 	];
-	const first = (figure: keyof RateLimitReading) =>
+	const first = (figure: 'remaining' | 'limit' | 'windowMs') =>
 		dialects.find((reading) => reading[figure] !== undefined)?.[figure];
+	// How the reset was told belongs to the dialect that told it.
+	const reset = dialects.find((reading) => reading.resetMs !== undefined);
 	return {
 		remaining: first('remaining'),
-		resetMs: first('resetMs'),
+		resetMs: reset?.resetMs,
+		resetToldAsTime: reset?.resetToldAsTime,
 		limit: first('limit'),
 		windowMs: first('windowMs'),
 	};

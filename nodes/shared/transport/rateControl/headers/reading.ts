@@ -7,6 +7,11 @@ export interface RateLimitReading {
 	remaining?: number;
 	/** In how many ms after the request left the budget is refilled (0 to a day). */
 	resetMs?: number;
+	/**
+	 * The reset was told as a time of day (Unix seconds), not as seconds from the request: rounded up to
+	 * the registry clock's second, it holds the part of a second the request reached the registry in.
+	 */
+	resetToldAsTime?: boolean;
 	/** Requests the budget holds when full. */
 	limit?: number;
 	/** The window the limit applies to, in ms. */

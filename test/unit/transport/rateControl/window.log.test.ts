@@ -1,0 +1,152 @@
+import {
+	CONFIRM_AFTER_MS,
+	EARLY_RESET_HOLD_MS,
+} from '../../../../nodes/shared/transport/rateControl/constants';
+import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import {
+	ok,
+	play,
+	refused,
+	send,
+	SUSPECTED_AT,
+	suspectedWindow,
+	type Step,
+	type Told,
+} from './story';
+
+// A window that is a sliding log, on the pure transition: when the next request may start (0: now)
+// once a reset's first request (the lead) has told how long the log holds a request, and where ours
+// still are in it.
+
+const when = (steps: Step[], now: number) => nextStart(play(steps).state, now).at;
+
+const PROBE = SUSPECTED_AT + CONFIRM_AFTER_MS;
+// The probe refused too: a window, spent until NEXT, where the lead goes alone.
+const NEXT = PROBE + 3_000;
+const confirmed = [...suspectedWindow, send(PROBE), refused(PROBE, PROBE + 50, { resetMs: 3_000 })];
+/** A log of 10 telling its reset as a time (Unix seconds), `resetMs` after the request left. */
+const asTime = (remaining: number, resetMs: number): Told => ({
+	remaining,
+	limit: 10,
+	resetMs,
+	resetToldAsTime: true,
+});
+/** The lead at NEXT, answered 50 ms later; then the other nine of the budget, spending it. */
+const spentAfterLead = (told: Told) => [
+	...confirmed,
+	send(NEXT),
+	ok(NEXT, NEXT + 50, told),
+	...Array.from({ length: 9 }, () => send(NEXT + 60)),
+];
+
+describe('a reset told as a time, the lead finding the log empty', () => {
+	it('is one whole-second window after the lead reached the registry (at most its round trip after it left), not the second told', () => {
+		// Told 1.96 s after it left: the log holds a request 1 s, the rest is the second rounded up.
+		expect(when(spentAfterLead(asTime(9, 1_960)), NEXT + 60)).toBe(NEXT + 1_000 + 50);
+		expect(when(spentAfterLead(asTime(9, 2_000)), NEXT + 60)).toBe(NEXT + 1_000 + 50);
+		expect(when(spentAfterLead(asTime(9, 2_960)), NEXT + 60)).toBe(NEXT + 2_000 + 50);
+	});
+
+	it.each([
+		['in seconds from the request', { remaining: 9, limit: 10, resetMs: 1_960 }, 1_960],
+		['as a time within its first second (no whole second short of it)', asTime(9, 1_000), 1_000],
+		['as a time, the log holding others (nothing of ours it could be)', asTime(8, 1_960), 1_960],
+		['as a time, telling no limit', { remaining: 9, resetMs: 1_960, resetToldAsTime: true }, 1_960],
+	])('told %s: the reset told', (_case, told, resetMs) => {
+		expect(when(spentAfterLead(told), NEXT + 60)).toBe(NEXT + resetMs);
+	});
+
+	it('a later count above what the window reckoned: what the lead reckoned would leave has left and is spent again, the reset told', () => {
+		const steps = [
+			...confirmed,
+			send(NEXT),
+			ok(NEXT, NEXT + 50, asTime(9, 1_960)),
+			send(NEXT + 60),
+			send(NEXT + 61),
+			// After the request of NEXT + 60 (the second), 9 left: a budget of 11.
+			ok(NEXT + 60, NEXT + 80, asTime(9, 1_900)),
+			...Array.from({ length: 9 }, () => send(NEXT + 90)),
+		];
+		expect(when(steps, NEXT + 90)).toBe(NEXT + 1_960);
+	});
+
+	describe('the lead sent ahead of the reset told', () => {
+		const ahead = NEXT + 1_050;
+		const sentAhead = [...spentAfterLead(asTime(9, 1_960)), send(ahead)];
+
+		it('refused: nobody until the reset told, and the resets are as told from then on (a fixed window on the clock seconds)', () => {
+			const steps = [...sentAhead, refused(ahead, ahead + 1, asTime(0, 910))];
+			expect(when(steps, ahead + 1)).toBe(NEXT + 1_960);
+			const next = NEXT + 1_960;
+			const after = [...steps, send(next), ok(next, next + 50, asTime(9, 1_960))];
+			expect(when([...after, ...Array.from({ length: 9 }, () => send(next + 60))], next + 60)).toBe(
+				next + 1_960,
+			);
+		});
+
+		it('admitted: the next is reckoned from it as well', () => {
+			const steps = [
+				...sentAhead,
+				ok(ahead, ahead + 40, asTime(9, 1_960)),
+				...Array.from({ length: 9 }, () => send(ahead + 50)),
+			];
+			expect(when(steps, ahead + 50)).toBe(ahead + 1_000 + 40);
+		});
+
+		it('a lead sent at the reset told and refused is not one sent ahead: the short hold, and the next is reckoned again', () => {
+			const late = NEXT + 1_960;
+			const steps = [...spentAfterLead(asTime(9, 1_960)), send(late), refused(late, late + 1, {})];
+			expect(when(steps, late + 1)).toBe(late + 1 + EARLY_RESET_HOLD_MS);
+			const again = late + 1 + EARLY_RESET_HOLD_MS;
+			const next = [
+				...steps,
+				send(again),
+				ok(again, again + 50, asTime(9, 1_960)),
+				...Array.from({ length: 9 }, () => send(again + 60)),
+			];
+			expect(when(next, again + 60)).toBe(again + 1_000 + 50);
+		});
+	});
+});
+
+describe('a log holding ours over a reset (a limit of 3, its reset in seconds)', () => {
+	const told = (remaining: number, resetMs = 1_000): Told => ({ remaining, limit: 3, resetMs });
+	// The lead finds it empty (a log of 1 s); the other two go on its answer: spent until NEXT + 1 s.
+	const first = [
+		...confirmed,
+		send(NEXT),
+		ok(NEXT, NEXT + 50, told(2)),
+		send(NEXT + 50),
+		send(NEXT + 50),
+		ok(NEXT + 50, NEXT + 100, told(1, 950)),
+		ok(NEXT + 50, NEXT + 100, told(0, 950)),
+	];
+	const second = NEXT + 1_000;
+
+	it('nothing shows a log yet: the next lead goes at the reset (a fixed window comes back whole then)', () => {
+		expect(when(first, second)).toBe(0);
+	});
+
+	it('the lead finds our two still counted (a log): the reset is when the older of them leaves, a window and a round trip after it left', () => {
+		const steps = [...first, send(second), ok(second, second + 50, told(0))];
+		expect(when(steps, second + 50)).toBe(NEXT + 50 + 1_000 + 50);
+	});
+
+	it('a log: a lead the told reset lets go waits until our request `limit` back has left', () => {
+		const third = NEXT + 1_100;
+		const steps = [
+			...first,
+			send(second),
+			ok(second, second + 50, told(0)),
+			send(third),
+			ok(third, third + 50, told(2)),
+			send(third + 50),
+			send(third + 50),
+			ok(third + 50, third + 100, told(1, 950)),
+			ok(third + 50, third + 100, told(0, 950)),
+		];
+		// Told: the lead of `third` leaves at third + 1 s; ours 3 back is that lead, a round trip on.
+		expect(when(steps, third + 1_000)).toBe(third + 1_000 + 50);
+		expect(when(steps, third + 1_050)).toBe(0);
+	});
+});
