@@ -117,6 +117,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/windowStormPause.test.ts',
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 		'test/unit/transport/rateControl/workersProbe.test.ts',
+		// The search up from a first wave's rate, by the work left.
+		'test/unit/transport/rateControl/burstBucketSearch.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,

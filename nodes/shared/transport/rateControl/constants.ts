@@ -40,6 +40,14 @@ export const RECOVERY_PER_ANSWER = 0.05;
 /** Before any congestion event while paced the first estimate may be low: find the limit quickly. */
 export const SEARCH_GROWTH_PER_SECOND = 0.25;
 /**
+ * Work left that would take this long at a first wave's pace makes a search doubling each second worth
+ * a window's overshoot (pace.ts, searchGrowth): a token bucket's refill may be many times that pace.
+ * Tuned on bench:sim: at 60 s (LONG_WORK_S) it sped up too late to matter (s271 2.43 -> 2.25); at 10 or
+ * 20 s, 1 s windows and logs met by shorter sheets overshot (s103, s123, s225 crossed 1.15); at 30 s a 1 s
+ * window's 429s crossed 2% (seed 2 s47, 1.8% -> 2.1%).
+ */
+export const SEARCH_LONG_WORK_S = 36;
+/**
  * A pace that is only a floor (a first wave admitted too few to measure a rate, a bucket of small burst)
  * doubles each second, as TCP's slow start: from 1/s it meets a limit of 500/s within 9 s, and the wave
  * it ends in measures the limit.

@@ -13,6 +13,7 @@ import {
 	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
 	SEARCH_GROWTH_PER_SECOND,
+	SEARCH_LONG_WORK_S,
 	STORM_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_REQUESTS,
@@ -193,8 +194,24 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet): void {
 			? probeGrowth(quiet, longWork)
 			: pace.lowerBound !== undefined
 				? LOWER_BOUND_GROWTH_PER_SECOND
-				: SEARCH_GROWTH_PER_SECOND;
+				: searchGrowth(pace.rate, workLeft);
 	pace.rate *= Math.pow(1 + growth, 1 / pace.rate);
+}
+
+/**
+ * The search up from a first wave's rate, before any later wave. That rate is what a window of the
+ * wave's budget allows, but only a floor of a token bucket's refill: the bucket refilled during the
+ * pause, which Retry-After in whole seconds makes long against a fast bucket's next token (bench:sim
+ * s271, 159/s with a burst of 18: measured 9/s). Nothing the registry says tells the two apart (a
+ * bucket's Limit is its burst, its Reset a second away, as a window's), so the work left decides:
+ * with SEARCH_LONG_WORK_S or more of it at this pace, every row waits on a pace that may be far below a
+ * bucket's refill, and the search doubles each second as from a lower bound; a window's budget
+ * overshot costs a wave.
+ */
+function searchGrowth(rate: number, workLeft: number): number {
+	return workLeft / rate >= SEARCH_LONG_WORK_S
+		? LOWER_BOUND_GROWTH_PER_SECOND
+		: SEARCH_GROWTH_PER_SECOND;
 }
 
 /** Admissions, and ms, since the last congestion event. */

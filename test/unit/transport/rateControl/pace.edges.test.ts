@@ -7,6 +7,7 @@ import {
 	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
 	SEARCH_GROWTH_PER_SECOND,
+	SEARCH_LONG_WORK_S,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
@@ -86,10 +87,11 @@ describe('the climb with each admission', () => {
 	const admission = (state: ControlState, at: number, workLeft = 1_000) =>
 		play([send(at), ok(at, at + 10, {}, workLeft)], state).state;
 
-	it('before any later wave, searches upwards by SEARCH_GROWTH_PER_SECOND per second of the pace', () => {
+	it('before any later wave, with less than SEARCH_LONG_WORK_S of work at the pace, searches upwards by SEARCH_GROWTH_PER_SECOND per second of it', () => {
 		const { state } = play(firstLimit);
 		const rate = rateOf(state, PAUSE_END);
-		expect(rateOf(admission(state, 2_100), 2_110)).toBeCloseTo(
+		const workLeft = Math.floor((rate * SEARCH_LONG_WORK_S) / 2);
+		expect(rateOf(admission(state, 2_100, workLeft), 2_110)).toBeCloseTo(
 			rate * Math.pow(1 + SEARCH_GROWTH_PER_SECOND, 1 / rate),
 		);
 	});
@@ -117,13 +119,15 @@ describe('the climb with each admission', () => {
 
 	/**
 	 * The first limit, then twice its pace admitted for a second, then a later wave: the registry took
-	 * more than the pace, so the pace is cut and has a ceiling above it to climb back to.
+	 * more than the pace, so the pace is cut and has a ceiling above it to climb back to. A sheet of
+	 * SHORT_SHEET lookups, short of SEARCH_LONG_WORK_S at these paces: the search climbs slowly.
 	 */
+	const SHORT_SHEET = 200;
 	function afterWave(): { state: ControlState; at: number } {
 		const steps: Step[] = [...firstLimit];
 		for (let index = 0; index < 20; index++) {
 			const at = 2_100 + 50 * index;
-			steps.push(send(at), ok(at, at + 10));
+			steps.push(send(at), ok(at, at + 10, {}, SHORT_SHEET));
 		}
 		steps.push(send(3_100), refused(3_100, 3_110));
 		return { state: play(steps).state, at: 3_200 };
