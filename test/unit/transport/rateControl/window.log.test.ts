@@ -149,4 +149,38 @@ describe('a log holding ours over a reset (a limit of 3, its reset in seconds)',
 		expect(when(steps, third + 1_000)).toBe(third + 1_000 + 50);
 		expect(when(steps, third + 1_050)).toBe(0);
 	});
+
+	it('a count that rose between resets shows a log too: the lead waits for room', () => {
+		// The lead finds it empty (a log of 1 s); the one after it says 2 left after it: a budget of 4.
+		const steps = [
+			...confirmed,
+			send(NEXT),
+			ok(NEXT, NEXT + 50, told(2)),
+			send(NEXT + 50),
+			send(NEXT + 50),
+			ok(NEXT + 50, NEXT + 100, told(2, 950)),
+			send(NEXT + 100),
+			ok(NEXT + 50, NEXT + 100, told(0, 950)),
+			ok(NEXT + 100, NEXT + 150, told(0, 900)),
+		];
+		expect(when(steps, NEXT + 150)).toBe(NEXT + 1_000);
+		// Ours 3 back went at NEXT + 50: room a window and the lead's round trip after it.
+		expect(when(steps, NEXT + 1_000)).toBe(NEXT + 1_100);
+	});
+
+	it("a lead's answer telling no reset keeps the log's length its first told", () => {
+		const third = NEXT + 1_100;
+		const steps = [
+			...first,
+			send(second),
+			ok(second, second + 50, told(0)),
+			send(third),
+			ok(third, third + 50, { remaining: 2, limit: 3 }),
+			send(third + 50),
+			send(third + 50),
+			ok(third + 50, third + 100, told(1, 950)),
+			ok(third + 50, third + 100, told(0, 950)),
+		];
+		expect(when(steps, third + 1_000)).toBe(third + 1_000 + 50);
+	});
 });
