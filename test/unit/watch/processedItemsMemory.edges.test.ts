@@ -230,7 +230,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect(watch.entries()).toBe(33);
 	});
 
-	it('a row the version before wrote with JSON.stringify is held as it is, whatever the names hold (quotes, backslashes, controls, surrogates): its blocks, and, in another order, each entry', async () => {
+	it('a row the version before wrote with JSON.stringify is held as it is, whatever the names hold (quotes, backslashes, controls, surrogates, no address): its blocks, and, in another order, each entry', async () => {
 		const names = [
 			'Müller & "Söhne" GmbH',
 			'Back\\slash\tTab AG',
@@ -244,12 +244,14 @@ describe('the store alone, as on a queue-mode worker', () => {
 			'Ünïcödé',
 			'null',
 		];
-		const records = names.map((name) => registered('Active', name, `${name} Str. 1`));
+		// The last has no address: its address entry says null.
+		const addresses = names.map((name, index) => (index < 10 ? `${name} Str. 1` : null));
+		const records = names.map((name, index) => registered('Active', name, addresses[index]));
 		const entriesOf = (index: number) =>
 			[
 				['status', 'A'],
 				['name', names[index]],
-				['address', `${names[index]} Str. 1`],
+				['address', addresses[index]],
 			].map(([field, value]) => JSON.stringify([`de/HRB${index}`, field, value]));
 		const row = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10]].flatMap((block) => {
 			const entries = block.flatMap(entriesOf);
