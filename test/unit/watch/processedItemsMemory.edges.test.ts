@@ -240,7 +240,8 @@ describe('the store alone, as on a queue-mode worker', () => {
 			'x\udc00',
 			'Line\u2028Separator',
 			'',
-			'Plain GmbH',
+			// Nothing but what JSON escapes.
+			'"\\\n',
 			'Ünïcödé',
 			'null',
 		];
