@@ -100,6 +100,30 @@ describe('the change detector', () => {
 		}
 	});
 
+	it('a new name or address is remembered: reported once, not again by the runs after', async () => {
+		const staticData: Record<string, unknown> = {};
+		const run = async (officialName: string, registeredAddress: string, day: number) =>
+			(
+				await detectChanges(
+					new StaticDataMemory(staticData, silent, keepNone),
+					[
+						{
+							key: key('A'),
+							record: { ...record('Active', officialName), registeredAddress } as CompanyRecord,
+							itemIndex: 0,
+						},
+					],
+					[],
+					{ now: new Date(day * DAY_MS), reportFirstSightings: false },
+				)
+			).map((found) => found.change.changedFields);
+		await run('Alpha GmbH', 'Hauptstr. 1', 1);
+		expect(await run('Alpha AG', 'Hauptstr. 1', 2)).toEqual([['officialName']]);
+		expect(await run('Alpha AG', 'Hauptstr. 1', 3)).toEqual([]);
+		expect(await run('Alpha AG', 'Ring 2', 4)).toEqual([['registeredAddress']]);
+		expect(await run('Alpha AG', 'Ring 2', 5)).toEqual([]);
+	});
+
 	it('a company whose check failed keeps what was known, so a change made meanwhile is reported later', async () => {
 		const staticData: Record<string, unknown> = {};
 		const run = async (checked: Array<[string, string]>, failed: string[], day: number) =>
