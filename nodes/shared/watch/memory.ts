@@ -190,11 +190,18 @@ export class StaticDataMemory implements WatchMemory {
 		// The loaded list, changed in place: a list built anew costs a 100,000-key object a run.
 		const next = (this.staticData.companies ?? {}) as Record<string, CompanySnapshot>;
 		const failed = new Set(unchecked);
-		for (const [id, snapshot] of this.companies) {
-			if (current.has(id) || failed.has(id) || this.keep(id, snapshot)) continue;
-			delete next[id];
-		}
-		for (const [id, snapshot] of current) next[id] = snapshot;
+		// forEach: no [id, snapshot] pair made per company.
+		this.companies.forEach((snapshot, id) => {
+			if (!current.has(id) && !failed.has(id) && !this.keep(id, snapshot)) delete next[id];
+		});
+		current.forEach((snapshot, id) => {
+			const before = this.companies.get(id);
+			// As saved but the day (most of a long list): the day set in place, which costs far less than
+			// storing a key anew into a 100,000-key object. A change is never shown against this snapshot.
+			if (before && before.s === snapshot.s && before.n === snapshot.n && before.a === snapshot.a)
+				before.d = snapshot.d;
+			else next[id] = snapshot;
+		});
 		// n8n notices changes to static data only through the objects it handed out: assigning the list
 		// marks the state changed, so n8n saves it whole.
 		this.staticData.companies = next;

@@ -73,6 +73,57 @@ describe('the change detector', () => {
 		expect(await run('Inactive', 3)).toEqual([]);
 	});
 
+	it("an unchanged company's last check moves on with each run: a change comes with the day it was last seen as it was", async () => {
+		// In one process (n8n keeps an active trigger's static data) and saved and loaded between runs.
+		for (const saving of [false, true]) {
+			let staticData: Record<string, unknown> = {};
+			const run = async (status: string, day: number) => {
+				if (saving) staticData = JSON.parse(JSON.stringify(staticData)) as Record<string, unknown>;
+				return await detectChanges(
+					new StaticDataMemory(staticData, silent, keepNone),
+					[
+						{ key: key('A'), record: record(status), itemIndex: 0 },
+						{ key: key('B'), record: record(), itemIndex: 1 },
+					],
+					[],
+					{ now: new Date(day * DAY_MS), reportFirstSightings: false },
+				);
+			};
+			await run('Active', 1);
+			expect(await run('Active', 4)).toEqual([]);
+			expect(staticData.companies).toStrictEqual({
+				'de/A': { s: 'A', n: 'Alpha GmbH', d: 4 },
+				'de/B': { s: 'A', n: 'Alpha GmbH', d: 4 },
+			});
+			const [found] = await run('Inactive', 6);
+			expect(found.previous).toStrictEqual({ s: 'A', n: 'Alpha GmbH', d: 4 });
+		}
+	});
+
+	it('a new name or address is remembered: reported once, not again by the runs after', async () => {
+		const staticData: Record<string, unknown> = {};
+		const run = async (officialName: string, registeredAddress: string, day: number) =>
+			(
+				await detectChanges(
+					new StaticDataMemory(staticData, silent, keepNone),
+					[
+						{
+							key: key('A'),
+							record: { ...record('Active', officialName), registeredAddress } as CompanyRecord,
+							itemIndex: 0,
+						},
+					],
+					[],
+					{ now: new Date(day * DAY_MS), reportFirstSightings: false },
+				)
+			).map((found) => found.change.changedFields);
+		await run('Alpha GmbH', 'Hauptstr. 1', 1);
+		expect(await run('Alpha AG', 'Hauptstr. 1', 2)).toEqual([['officialName']]);
+		expect(await run('Alpha AG', 'Hauptstr. 1', 3)).toEqual([]);
+		expect(await run('Alpha AG', 'Ring 2', 4)).toEqual([['registeredAddress']]);
+		expect(await run('Alpha AG', 'Ring 2', 5)).toEqual([]);
+	});
+
 	it('a company whose check failed keeps what was known, so a change made meanwhile is reported later', async () => {
 		const staticData: Record<string, unknown> = {};
 		const run = async (checked: Array<[string, string]>, failed: string[], day: number) =>

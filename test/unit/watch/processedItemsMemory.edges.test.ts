@@ -230,6 +230,51 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect(watch.entries()).toBe(33);
 	});
 
+	it('a row the version before wrote with JSON.stringify is held as it is, whatever the names hold (quotes, backslashes, controls, surrogates, no address): its blocks, and, in another order, each entry', async () => {
+		const names = [
+			'Müller & "Söhne" GmbH',
+			'Back\\slash\tTab AG',
+			'\u0001\u001f\u007f Kontrolle',
+			'😀 Emoji AG',
+			'Lone \ud800 Surrogate',
+			'x\udc00',
+			'Line\u2028Separator',
+			'',
+			// Nothing but what JSON escapes.
+			'"\\\n',
+			'Ünïcödé',
+			'null',
+		];
+		// The last has no address: its address entry says null.
+		const addresses = names.map((name, index) => (index < 10 ? `${name} Str. 1` : null));
+		const records = names.map((name, index) => registered('Active', name, addresses[index]));
+		const entriesOf = (index: number) =>
+			[
+				['status', 'A'],
+				['name', names[index]],
+				['address', addresses[index]],
+			].map(([field, value]) => JSON.stringify([`de/HRB${index}`, field, value]));
+		const row = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10]].flatMap((block) => {
+			const entries = block.flatMap(entriesOf);
+			return [
+				JSON.stringify(['companies', ...entries.map((entry) => JSON.parse(entry) as unknown)]),
+				...entries,
+			];
+		});
+		for (const reversed of [false, true]) {
+			const watch = worker();
+			await watch.store.checkProcessedAndRecord(row, 'node', STORE_CONTEXT, {
+				mode: 'entries',
+				maxEntries: 500_000,
+			});
+			expect(await watch.run(records, [], reversed)).toEqual([]);
+			// In order: both blocks held, nothing else asked; reversed: no block held, every entry held.
+			expect(watch.calls).toEqual(
+				reversed ? ['record 2', 'count', 'record 33', 'clear', 'record 35'] : ['record 2', 'count'],
+			);
+		}
+	});
+
 	it('a run naming no company clears the row and records nothing', async () => {
 		const watch = worker();
 		await watch.run([A]);

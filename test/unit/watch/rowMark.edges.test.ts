@@ -32,11 +32,13 @@ function watch(store = new HarnessStore()) {
 	let day = 0;
 	/**
 	 * `records[i]` undefined: company i is not named (the static data keeps it). `staticData`: 'loaded' (a
-	 * main process), 'none' (a queue-mode worker), 'lost' (loaded, its save lost).
+	 * main process), 'none' (a queue-mode worker), 'lost' (loaded, its save lost). `unchecked`: named,
+	 * their lookups failed.
 	 */
 	const run = async (
 		records: Array<CompanyRecord | undefined>,
 		staticData: 'loaded' | 'none' | 'lost' = 'loaded',
+		unchecked: number[] = [],
 	) => {
 		day += 1;
 		calls.length = 0;
@@ -44,9 +46,11 @@ function watch(store = new HarnessStore()) {
 			helpers,
 			staticData === 'none' ? undefined : saved,
 			records.flatMap((record, itemIndex) =>
-				record ? [{ key: keys[itemIndex], record, itemIndex }] : [],
+				record && !unchecked.includes(itemIndex)
+					? [{ key: keys[itemIndex], record, itemIndex }]
+					: [],
 			),
-			[],
+			unchecked.map((index) => keys[index]),
 			day,
 		).finally(() => (failing = undefined));
 		if (staticData === 'loaded') saved = data;
@@ -190,5 +194,36 @@ describe('quiet main-process runs', () => {
 		expect((await run([A, A, A])).calls).toEqual(['record 1']);
 		expect((await run([A, A, A])).calls).toEqual(['record 1']);
 		expect((await run([A, A, A])).calls).toEqual(['record 1']);
+	});
+});
+
+describe('a marked main-process run that finds a change', () => {
+	it('writes the row anew though it would hold as many entries: its old status goes, and a change back is reported', async () => {
+		const { run } = watch();
+		await run([A, A, A]);
+		await run([A, A, A]);
+		// As many entries as the row held (status for status), the changed company's new status recorded.
+		expect(await run([I, A, A])).toEqual({
+			events: ['0:turnedInactive'],
+			changes: [{ status: { previous: 'Active', current: 'Inactive' } }],
+			calls: ['record 4', 'clear', 'record 10'],
+		});
+		expect((await run([A, A, A])).events).toEqual(['0:turnedActive']);
+	});
+
+	it('writes the row anew where it asked the statuses of a company not checked that the static data lacks: the statuses not held go, and its turn inactive is reported', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		// A worker wrote the row with company 2; the static data never held it.
+		await run([A, A, A], 'none');
+		await run([A, A, A], 'loaded', [2]);
+		// Marked, company 2 not checked again: its status Active held, Inactive and not registered asked.
+		expect((await run([A, A, A], 'loaded', [2])).calls).toEqual([
+			'record 1',
+			'record 3',
+			'clear',
+			'record 9',
+		]);
+		expect((await run([A, A, I])).events).toEqual(['2:turnedInactive']);
 	});
 });
