@@ -121,7 +121,7 @@ async function pollWatchlist(
 	context: IPollFunctions,
 	clock: Clock,
 ): Promise<INodeExecutionData[][] | null> {
-	const entries = context.getNodeParameter('companies.company', []) as WatchlistEntry[];
+	const entries = watchlistEntries(context);
 	const options = context.getNodeParameter('options', {}) as TriggerOptions;
 	// A bad entry is a broken watch: the poll fails, naming the entry, until the list is mended.
 	const keys: LookupKey[] = entries.map((entry, index) => {
@@ -165,6 +165,38 @@ async function pollWatchlist(
 		delete staticData[RUNNING_UNTIL];
 	}
 }
+
+const ENTRY_FIELDS = { country: 'Country', companyId: 'Company ID', state: 'State' } as const;
+
+/**
+ * The list. Where an expression in it fails (one reading `$json`, which a trigger does not have), its
+ * fields are read one by one to name the company and field, not only n8n's "Node … hasn't been executed".
+ */
+function watchlistEntries(context: IPollFunctions): WatchlistEntry[] {
+	try {
+		return context.getNodeParameter('companies.company', []) as WatchlistEntry[];
+	} catch (error) {
+		const listed = (context.getNode().parameters.companies as IDataObject | undefined)?.company;
+		for (let index = 0; index < (Array.isArray(listed) ? listed.length : 0); index++)
+			for (const [name, label] of Object.entries(ENTRY_FIELDS)) {
+				try {
+					context.getNodeParameter(`companies.company[${index}].${name}`, '');
+				} catch (fieldError) {
+					throw new NodeOperationError(
+						context.getNode(),
+						`Company ${index + 1} of the list: its ${label} expression failed: ${messageOf(fieldError)}`,
+						{
+							description:
+								"The list is read when n8n polls, and a trigger has no input item: $json, $input and other nodes' data are empty then. Write the value, or an expression that needs no input.",
+						},
+					);
+				}
+			}
+		throw new NodeOperationError(context.getNode(), error as Error);
+	}
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Checks the companies of the list that the budget allows, from where the last poll stopped. */
 async function checkWatchlist(
