@@ -10,10 +10,13 @@ import type {
 } from 'n8n-workflow';
 import { z } from 'zod';
 
+import { audienceFor } from '../nodes/shared/transport/accessToken';
 import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/transport/boundedBody';
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
 import { TRANSIENT_STATUSES } from '../nodes/shared/transport/retryPolicy';
 import { wait } from '../nodes/shared/transport/wait';
+
+export { audienceFor };
 
 /**
  * Interface document, "Token response": only access_token is used. The other fields are not checked:
@@ -29,12 +32,6 @@ const oauthErrorSchema = z.object({ error: z.string(), error_description: z.stri
 const REDIRECT_STATUSES = [300, 301, 302, 303, 307, 308];
 
 const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
-
-/** `{Base URL}/v1/` with exactly one slash between the parts ("Token request"), unless the user set one. */
-export function audienceFor(credentials: ICredentialDataDecryptedObject): string {
-	const audience = String(credentials.audience ?? '').trim();
-	return audience !== '' ? audience : `${withoutTrailingSlashes(String(credentials.baseUrl))}/v1/`;
-}
 
 interface HttpFailure {
 	response?: { status?: number; data?: unknown; body?: unknown; headers?: Record<string, unknown> };

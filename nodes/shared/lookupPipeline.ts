@@ -18,6 +18,7 @@ import type { CompanyRecord } from './model/companyRecord';
 import { LookupInputError, normalizeCountry, toLookupKey, type LookupKey } from './model/lookupKey';
 import { rowParameter } from './rowField';
 import { runBatch, type BatchSettings } from './transport/batchRunner';
+import { claimsOf, withTokenForItsRegistry } from './transport/accessToken';
 import { registryError, type LookupFailure } from './transport/registryError';
 import {
 	CREDENTIAL_TYPE,
@@ -239,7 +240,7 @@ export async function lookUpRows(
 	let credentials: ICredentialDataDecryptedObject;
 	let settings: LookupSettings;
 	try {
-		credentials = await context.getCredentials(CREDENTIAL_TYPE);
+		credentials = withTokenForItsRegistry(await context.getCredentials(CREDENTIAL_TYPE));
 		settings = lookupSettings(credentials, options);
 		checkBaseUrl(settings.baseUrl);
 	} catch (error) {
@@ -294,7 +295,10 @@ export async function lookUpRows(
 			grantedScopes: async () => scopesOf(credentials.accessToken),
 			reloadCredential: async () => {
 				try {
-					Object.assign(tracked, await context.getCredentials(CREDENTIAL_TYPE));
+					Object.assign(
+						tracked,
+						withTokenForItsRegistry(await context.getCredentials(CREDENTIAL_TYPE)),
+					);
 				} catch {
 					// The copy read at the start still works: n8n fetches a token for it if need be.
 				}
@@ -424,18 +428,10 @@ function secretsIn(credentials: ICredentialDataDecryptedObject): string[] {
 	);
 }
 
-/** The scopes in a token's payload, for the 403 message. Read only, never verified. */
+/** The scopes in a token's payload, for the 403 message; an opaque token has none the message can show. */
 function scopesOf(token: unknown): string | undefined {
-	try {
-		const payload = String(token ?? '').split('.')[1] ?? '';
-		const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as {
-			scope?: unknown;
-		};
-		return typeof claims.scope === 'string' ? claims.scope : undefined;
-	} catch {
-		// An opaque token has no readable scope; the 403 message then says so.
-		return undefined;
-	}
+	const scope = claimsOf(token)?.scope;
+	return typeof scope === 'string' ? scope : undefined;
 }
 
 /**

@@ -1,0 +1,54 @@
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
+
+/** `{Base URL}/v1/` with exactly one slash between the parts ("Token request"), unless the user set one. */
+export function audienceFor(credentials: ICredentialDataDecryptedObject): string {
+	const audience = String(credentials.audience ?? '').trim();
+	return audience !== '' ? audience : `${withoutTrailingSlashes(String(credentials.baseUrl))}/v1/`;
+}
+
+/** A token's claims (its JWT payload), read, never verified; undefined for an opaque token. */
+export function claimsOf(token: unknown): Record<string, unknown> | undefined {
+	try {
+		const payload = String(token ?? '').split('.')[1] ?? '';
+		const claims: unknown = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/')));
+		return typeof claims === 'object' && claims !== null && !Array.isArray(claims)
+			? (claims as Record<string, unknown>)
+			: undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The origin of an address a token can be sent to; none for a name (`urn:...` has the origin "null"). */
+const originOf = (url: string) => {
+	try {
+		const { origin } = new URL(url);
+		return origin === 'null' ? undefined : origin;
+	} catch {
+		return undefined;
+	}
+};
+
+/**
+ * The credential with its stored token only if that token was issued for the registry it names now.
+ * n8n keeps the hidden token when a user edits the credential: after a change of Base URL it would go to
+ * the new registry. A token whose `aud` names only addresses of another origin is left out, so n8n
+ * fetches one first; an opaque token, or one naming no address (`urn:...`, a name), cannot tell and is kept.
+ */
+export function withTokenForItsRegistry(
+	credentials: ICredentialDataDecryptedObject,
+): ICredentialDataDecryptedObject {
+	const audiences = claimsOf(credentials.accessToken)?.aud;
+	const named = (Array.isArray(audiences) ? audiences : [audiences]).filter(
+		(audience): audience is string => typeof audience === 'string',
+	);
+	if (named.length === 0) return credentials;
+	const audience = audienceFor(credentials);
+	const fits = named.some((issued) => {
+		const origin = originOf(issued);
+		return issued === audience || origin === undefined || origin === originOf(audience);
+	});
+	return fits ? credentials : { ...credentials, accessToken: '' };
+}
