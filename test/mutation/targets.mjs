@@ -32,6 +32,7 @@ export const TARGETS = {
 		'test/unit/model/lookupKey.edges.test.ts',
 	],
 	'nodes/shared/transport/registryError.ts': ['test/unit/transport/registryError.test.ts'],
+	'nodes/shared/transport/accessToken.ts': ['test/unit/transport/accessToken.test.ts'],
 	// The credential on its own (n8n-core's httpRequest against a loopback token endpoint, milliseconds a
 	// case): its engine tests (credentials, credentialTest, tokenRefusals, tokenDeadline: seconds each)
 	// made Stryker estimate over an hour for its 214 mutants (67 static) on the shared machine.

@@ -48,7 +48,7 @@ export function withTokenForItsRegistry(
 	const audience = audienceFor(credentials);
 	const fits = named.some((issued) => {
 		const origin = originOf(issued);
-		return issued === audience || origin === undefined || origin === originOf(audience);
+		return origin === undefined || origin === originOf(audience);
 	});
 	return fits ? credentials : { ...credentials, accessToken: '' };
 }

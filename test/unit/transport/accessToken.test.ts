@@ -1,4 +1,8 @@
-import { claimsOf, withTokenForItsRegistry } from '../../../nodes/shared/transport/accessToken';
+import {
+	audienceFor,
+	claimsOf,
+	withTokenForItsRegistry,
+} from '../../../nodes/shared/transport/accessToken';
 
 const jwt = (claims: unknown) =>
 	['{"alg":"RS256"}', JSON.stringify(claims), 'signature']
@@ -34,6 +38,7 @@ describe('withTokenForItsRegistry: a stored token goes only to the registry it w
 		['another port', 'https://api.registry.example:8443/v1/'],
 		['http where the registry is https', 'http://api.registry.example/v1/'],
 		['only addresses of other origins', ['https://a.example/', 'https://b.example/']],
+		['another origin beside values that are no text', [null, 7, 'https://old.example/v1/']],
 	])('left out when its aud is %s', (_, aud) => {
 		const stale = jwt({ aud });
 		const result = withTokenForItsRegistry(credential(stale));
@@ -64,10 +69,27 @@ describe('claimsOf', () => {
 			n: '>>??',
 		});
 	});
-	it.each([['opaque'], [''], [undefined], [jwt([1, 2])], [jwt('text')], ['a.!!!.c']])(
+	it.each([['opaque'], [''], [undefined], [jwt([1, 2])], [jwt('text')], [jwt(null)], ['a.!!!.c']])(
 		'has none for %p',
 		(token) => {
 			expect(claimsOf(token)).toBeUndefined();
 		},
 	);
+});
+
+describe('audienceFor', () => {
+	it.each([
+		['https://api.example', 'https://api.example/v1/'],
+		[' https://api.example// ', 'https://api.example/v1/'],
+		['https://api.example/base/', 'https://api.example/base/v1/'],
+	])('derives {Base URL}/v1/ from %p', (baseUrl, audience) => {
+		expect(audienceFor({ baseUrl, audience: '' })).toBe(audience);
+		// A credential saved before the Audience field existed has none.
+		expect(audienceFor({ baseUrl })).toBe(audience);
+	});
+	it('takes the Audience the user set, trimmed', () => {
+		expect(audienceFor({ baseUrl: 'https://api.example', audience: ' urn:registry ' })).toBe(
+			'urn:registry',
+		);
+	});
 });
