@@ -85,6 +85,13 @@ export const REFILL_SPAN_MIN_MS = 500;
 export const QUOTA_LEFT_AT_429 = 10;
 /** A remaining budget older than this no longer describes the registry. */
 export const REMAINING_TTL_MS = 5_000;
+/**
+ * A count others spent too (count.ts) is halved until this long after the last refusal that showed it:
+ * the span its refill is measured over, which by then no longer counts the others' spending. Halved for
+ * good, a worker left alone with a small burst went on at its share's refill (bench:sim seed 2 s200,
+ * four workers: 1.111 -> 1.159); where the others still spend, the next refusal says so again.
+ */
+export const SHARED_COUNT_QUIET_MS = REFILL_WINDOW_MS;
 /** A controller nobody used for this long starts afresh (the limit may have changed). */
 export const IDLE_RESET_MS = 10 * 60_000;
 /** The moving average of latency: a tenth per answer follows a change within a few dozen answers. */

@@ -4,6 +4,7 @@ import {
 	REFILL_SPAN_MIN_MS,
 	REFILL_WINDOW_MS,
 	REMAINING_TTL_MS,
+	SHARED_COUNT_QUIET_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, modeOf } from '../../../../nodes/shared/transport/rateControl/modes';
 import { admitted, ok, play, refused, send, type Step } from './story';
@@ -188,6 +189,38 @@ describe('which limit a 429 shows the count to be', () => {
 	it('a 429 with some of it left, or telling nothing, leaves it taken for another quota', () => {
 		expect(budget(afterQuota({ remaining: 5 }), 3_050)).toBeUndefined();
 		expect(budget(afterQuota({}), 3_050)).toBeUndefined();
+	});
+});
+
+describe('a count others spend too (queue-mode workers)', () => {
+	/**
+	 * A count of 20, `sends` requests, the last refused (0 left), the others admitted (no count told),
+	 * then after the 429's pause a count of 20 again.
+	 */
+	const refusedAfter = (sends: number) => {
+		const steps = [send(1_000), ok(1_000, 1_050, { remaining: 20 })];
+		for (let index = 0; index < sends; index++) steps.push(send(1_100 + index));
+		steps.push(refused(1_100 + sends - 1, 1_150, { remaining: 0 }));
+		for (let index = 0; index < sends - 1; index++) steps.push(ok(1_100 + index, 1_160));
+		steps.push(send(2_200), ok(2_200, 2_250, { remaining: 20 }));
+		return steps;
+	};
+
+	it('refused while it still left us a request beyond the refused one: half is ours', () => {
+		// One of 20 sent, refused: somebody else spent the other 19.
+		expect(budget(refusedAfter(1), 2_250)?.left).toBe(10);
+		expect(budget(refusedAfter(1), 1_150 + SHARED_COUNT_QUIET_MS - 1)?.left).toBe(10);
+	});
+
+	it('all of it again SHARED_COUNT_QUIET_MS after that refusal (the others may be done)', () => {
+		expect(budget(refusedAfter(1), 1_150 + SHARED_COUNT_QUIET_MS)?.left).toBe(20);
+	});
+
+	it('refused at its end, or with only the refused request left, it is ours alone', () => {
+		// 21 sent of 20, and 20 of 20 (the refused one the last); 19 of 20 left one beyond it to somebody.
+		expect(budget(refusedAfter(21), 2_250)?.left).toBe(20);
+		expect(budget(refusedAfter(20), 2_250)?.left).toBe(20);
+		expect(budget(refusedAfter(19), 2_250)?.left).toBe(10);
 	});
 });
 
