@@ -183,4 +183,23 @@ describe('a log holding ours over a reset (a limit of 3, its reset in seconds)',
 		];
 		expect(when(steps, third + 1_000)).toBe(third + 1_000 + 50);
 	});
+
+	it.each([
+		['no limit', { remaining: 2, resetMs: 1_000 }],
+		['no count', { limit: 3, resetMs: 1_000 }],
+	])(
+		'a lead telling %s shows nothing of what the log holds: the next lead at the reset',
+		(_case, leadTold) => {
+			const steps = [
+				...first,
+				send(second),
+				ok(second, second + 50, leadTold),
+				send(second + 50),
+				send(second + 50),
+				ok(second + 50, second + 100, told(1, 950)),
+				ok(second + 50, second + 100, told(0, 950)),
+			];
+			expect(when(steps, second + 1_000)).toBe(0);
+		},
+	);
 });
