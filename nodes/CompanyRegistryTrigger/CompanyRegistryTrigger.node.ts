@@ -241,6 +241,14 @@ async function checkWatchlist(
 		context.logger.warn(`Company Registry Trigger: ${row.error.message}`, {
 			company: row.itemIndex + 1,
 		});
+	// The next poll starts at the first company this poll did not check (rows come in this poll's order),
+	// unless that is the one it started with: that one had the whole budget, and a lookup that outlasts
+	// every budget, first in line at every poll, held back the list behind it. It waits for its next turn,
+	// also when it was all this poll asked (one lookup at a time) and the poll fails below.
+	const nextUnchecked = deferred.find((row) => row !== rows[0]);
+	if (nextUnchecked?.key) staticData[RESUME_AT] = watchKey(nextUnchecked.key);
+	else delete staticData[RESUME_AT];
+
 	// Nothing could be checked at all: that is a broken trigger, not a quiet day.
 	if (looked.length === 0 && failures.length > 0) throw failures[0].error;
 	if (looked.length === 0)
@@ -252,13 +260,6 @@ async function checkWatchlist(
 					'The registry answered too slowly, or asked to wait longer than that. The next poll tries again; nothing was forgotten.',
 			},
 		);
-	// The next poll starts at the first company this poll did not check (rows come in this poll's order),
-	// unless that is the one it started with: that one had the whole budget, and a lookup that outlasts
-	// every budget, first in line at every poll, held back the list behind it. It waits for its next turn.
-	const nextUnchecked = deferred.find((row) => row !== rows[0]);
-	if (nextUnchecked?.key) staticData[RESUME_AT] = watchKey(nextUnchecked.key);
-	else delete staticData[RESUME_AT];
-
 	const now = new Date(clock.now());
 	// The list is the whole watch: companies taken off it are forgotten at once.
 	const listed = new Set(keys.map(watchKey));

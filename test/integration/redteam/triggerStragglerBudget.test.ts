@@ -49,6 +49,8 @@ describe('Company Registry Trigger, a company whose lookup outlasts every pollâ€
 	const asked: string[] = [];
 	const inactive = new Set<string>();
 	let answeredThisPoll = 0;
+	/** With one lookup at a time nothing else is asked beside the straggler: it ends the budget itself. */
+	let oneAtATime = false;
 	const held: ServerResponse[] = [];
 	scriptedRegistryEachTest(
 		(started) => {
@@ -59,7 +61,11 @@ describe('Company Registry Trigger, a company whose lookup outlasts every pollâ€
 		(request, response) => {
 			const companyId = decodeURIComponent(String(request.url).split('/').pop()!.split('?')[0]);
 			// The straggler is never answered within a poll.
-			if (companyId === STRAGGLER) return void held.push(response);
+			if (companyId === STRAGGLER) {
+				held.push(response);
+				if (oneAtATime) endBudget();
+				return;
+			}
 			if (answeredThisPoll === PER_POLL) {
 				held.push(response);
 				endBudget();
@@ -75,6 +81,9 @@ describe('Company Registry Trigger, a company whose lookup outlasts every pollâ€
 	);
 	afterEach(() => {
 		for (const response of held.splice(0)) response.destroy();
+		asked.length = 0;
+		inactive.clear();
+		oneAtATime = false;
 	});
 
 	it('does not hold back the rest of the list: every other company is checked, and a change to the last reported once', async () => {
@@ -98,6 +107,38 @@ describe('Company Registry Trigger, a company whose lookup outlasts every pollâ€
 		inactive.add('HRB6');
 		const reported: string[] = [];
 		for (let round = 0; round < 6; round++) reported.push(...(await poll()));
+		expect(reported).toEqual(['turnedInactive HRB6']);
+	});
+
+	it('one lookup at a time: a poll that checked only the straggler still moves on past it', async () => {
+		// The poll that starts with the straggler checks nothing and fails ("No company could be checked");
+		// its next poll started with the straggler again, for ever, and the rest of the list went unchecked.
+		oneAtATime = true;
+		const workflow = triggerWorkflow(
+			LIST.map((companyId) => ({ country: 'de', companyId })),
+			{ maxConcurrency: 1 },
+		);
+		const poll = async () => {
+			answeredThisPoll = 0;
+			try {
+				const result = await engine.poll(workflow, TRIGGER_NODE, 'trigger', {
+					pollBudgetMs: 60_000,
+				});
+				return (result?.[0] ?? []).map(
+					(item) =>
+						`${String(item.json.event)} ${(item.json.lookup as { companyId: string }).companyId}`,
+				);
+			} catch (error) {
+				expect((error as Error).message).toMatch(/^No company could be checked/);
+				return [];
+			}
+		};
+		for (let round = 0; round < 8; round++) expect(await poll()).toEqual([]);
+		expect(new Set(asked)).toEqual(new Set(LIST.filter((companyId) => companyId !== STRAGGLER)));
+
+		inactive.add('HRB6');
+		const reported: string[] = [];
+		for (let round = 0; round < 8; round++) reported.push(...(await poll()));
 		expect(reported).toEqual(['turnedInactive HRB6']);
 	});
 });
