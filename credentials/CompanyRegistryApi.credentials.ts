@@ -10,13 +10,11 @@ import type {
 } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { audienceFor } from '../nodes/shared/transport/accessToken';
+import { audienceFor, withoutTrailingSlashes } from '../nodes/shared/transport/accessToken';
 import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/transport/boundedBody';
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
 import { TRANSIENT_STATUSES } from '../nodes/shared/transport/retryPolicy';
 import { wait } from '../nodes/shared/transport/wait';
-
-export { audienceFor };
 
 /**
  * Interface document, "Token response": only access_token is used. The other fields are not checked:
@@ -30,8 +28,6 @@ const oauthErrorSchema = z.object({ error: z.string(), error_description: z.stri
 
 /** Every redirect status axios would follow. */
 const REDIRECT_STATUSES = [300, 301, 302, 303, 307, 308];
-
-const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
 
 interface HttpFailure {
 	response?: { status?: number; data?: unknown; body?: unknown; headers?: Record<string, unknown> };

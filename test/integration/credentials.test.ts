@@ -1,4 +1,5 @@
-import { audienceFor, CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
+import { CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
+import { audienceFor } from '../../nodes/shared/transport/accessToken';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { REGISTRY_NODE, engineFor, noOpWorkflow, runRows } from '../../harness/fixtures';
 import { TestNodeTypes } from '../../harness/nodeTypes';

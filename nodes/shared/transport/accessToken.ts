@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
+export const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
 
 /** `{Base URL}/v1/` with exactly one slash between the parts ("Token request"), unless the user set one. */
 export function audienceFor(credentials: ICredentialDataDecryptedObject): string {
@@ -21,7 +21,10 @@ export function claimsOf(token: unknown): Record<string, unknown> | undefined {
 	}
 }
 
-/** The origin of an address a token can be sent to; none for a name (`urn:...` has the origin "null"). */
+/**
+ * The origin of an address a token can be sent to; none for a name. `urn:...`, `api://...` (Azure's
+ * audiences) and the like have the origin "null", a bare name or GUID none: such an audience cannot tell.
+ */
 const originOf = (url: string) => {
 	try {
 		const { origin } = new URL(url);
