@@ -317,4 +317,61 @@ describe('a record on its way to an output, at depth', () => {
 			errors: ['none'],
 		});
 	});
+
+	// The names the item needs, and the names they move to (recordFieldNames.test.ts runs it in the engine).
+	const firm = {
+		isRegistered: true,
+		officialName: 'Names Ltd',
+		status: 'Active',
+		registrationDate: '2020-01-01',
+		registeredAddress: 'Name Street 1',
+	};
+
+	it('moves a field named lookup aside, and a registry… field whose name a moved field takes, on again', () => {
+		const record = {
+			...firm,
+			lookup: { source: 'registry' },
+			error: 'from error',
+			registryError: 'from registryError',
+			registryRegistryError: 'from registryRegistryError',
+		} as unknown as CompanyRecord;
+		expect(redactRecord(record, ['client-secret-4711'])).toStrictEqual({
+			...firm,
+			registryLookup: { source: 'registry' },
+			registryError: 'from error',
+			registryRegistryError: 'from registryError',
+			registryRegistryRegistryError: 'from registryRegistryError',
+		});
+	});
+
+	it('keeps a registry… field its name where no field it would make way for is in the record', () => {
+		const record = {
+			...firm,
+			registryError: 'no error field',
+			registryLookup: 'no lookup field',
+		} as unknown as CompanyRecord;
+		expect(redactRecord(record, ['client-secret-4711'])).toStrictEqual(record);
+	});
+
+	it('moves only names that are registry, a capital, and the rest of a moved name', () => {
+		const record = {
+			...firm,
+			error: 'from error',
+			lookup: 'from lookup',
+			// registry inside a name, a line break after a moved name, a small letter after registry.
+			myregistryError: 'inside',
+			'registryError\nnote': 'two lines',
+			registryerror: 'small letter',
+			registryLookup: 'from registryLookup',
+		} as unknown as CompanyRecord;
+		expect(redactRecord(record, ['client-secret-4711'])).toStrictEqual({
+			...firm,
+			registryError: 'from error',
+			registryLookup: 'from lookup',
+			myregistryError: 'inside',
+			'registryError\nnote': 'two lines',
+			registryerror: 'small letter',
+			registryRegistryLookup: 'from registryLookup',
+		});
+	});
 });
