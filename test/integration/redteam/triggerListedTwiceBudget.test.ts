@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 
 import type { Engine } from '../../../harness/engine';
 import { TRIGGER_NODE, engineFor, triggerWorkflow } from '../../../harness/fixtures';
-import type { Clock } from '../../../nodes/shared/transport/wait';
+import { budgetClock } from '../../support/budgetClock';
 import {
 	GOOD_RECORD,
 	json,
@@ -21,25 +21,6 @@ import {
 const LIST = ['HRB1', 'HRB2', 'HRB3', 'HRB4', 'HRB1', 'HRB5', 'HRB6'];
 /** Lookups each poll's budget allows: the next one is held until the budget ends the poll. */
 const PER_POLL = 2;
-
-/** n8n's poll budget, ended by the test: when the registry has answered PER_POLL lookups of this poll. */
-function budgetClock() {
-	let ends: Array<(whole: boolean) => void> = [];
-	const clock: Clock = {
-		now: () => Date.now(),
-		sleep: async (_ms, signal) =>
-			await new Promise<boolean>((resolve) => {
-				ends.push(resolve);
-				signal?.addEventListener('abort', () => resolve(false));
-			}),
-	};
-	const endBudget = () => {
-		const pending = ends;
-		ends = [];
-		for (const end of pending) end(true);
-	};
-	return { clock, endBudget };
-}
 
 describe('Company Registry Trigger, a company listed twice in a list longer than a poll’s budget', () => {
 	let registry: ScriptedRegistry;

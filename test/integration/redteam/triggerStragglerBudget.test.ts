@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 
 import type { Engine } from '../../../harness/engine';
 import { TRIGGER_NODE, engineFor, triggerWorkflow } from '../../../harness/fixtures';
-import type { Clock } from '../../../nodes/shared/transport/wait';
+import { budgetClock } from '../../support/budgetClock';
 import {
 	GOOD_RECORD,
 	json,
@@ -22,25 +22,6 @@ const STRAGGLER = 'HRB0';
 const LIST = ['HRB1', STRAGGLER, 'HRB2', 'HRB3', 'HRB4', 'HRB5', 'HRB6'];
 /** Answers each poll's budget allows besides the straggler: the next lookup is held until the budget ends the poll. */
 const PER_POLL = 2;
-
-/** n8n's poll budget, ended by the test. */
-function budgetClock() {
-	let ends: Array<(whole: boolean) => void> = [];
-	const clock: Clock = {
-		now: () => Date.now(),
-		sleep: async (_ms, signal) =>
-			await new Promise<boolean>((resolve) => {
-				ends.push(resolve);
-				signal?.addEventListener('abort', () => resolve(false));
-			}),
-	};
-	const endBudget = () => {
-		const pending = ends;
-		ends = [];
-		for (const end of pending) end(true);
-	};
-	return { clock, endBudget };
-}
 
 describe('Company Registry Trigger, a company whose lookup outlasts every poll’s budget', () => {
 	let registry: ScriptedRegistry;
