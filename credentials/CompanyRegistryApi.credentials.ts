@@ -10,7 +10,11 @@ import type {
 } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { audienceFor, withoutTrailingSlashes } from '../nodes/shared/transport/accessToken';
+import {
+	audienceFor,
+	tokenIssuedFor,
+	withoutTrailingSlashes,
+} from '../nodes/shared/transport/accessToken';
 import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/transport/boundedBody';
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
 import { TRANSIENT_STATUSES } from '../nodes/shared/transport/retryPolicy';
@@ -259,12 +263,22 @@ export class CompanyRegistryApi implements ICredentialType {
 			typeOptions: { expirable: true, password: true },
 			default: '',
 		},
+		{
+			// Filled by preAuthentication with the token, and kept with it when the credential is edited (a
+			// password field, like the token): a token is sent only where it was asked for (accessToken.ts).
+			displayName: 'Token Issued For',
+			name: 'tokenIssuedFor',
+			type: 'hidden',
+			typeOptions: { password: true },
+			default: '',
+		},
 	];
 
 	/** "Obtain an access token": the client-credentials exchange. n8n calls it when the token is empty or was refused. */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		const tokenUrl = `${withoutTrailingSlashes(String(credentials.authUrl))}/oauth/token`;
 		const audience = audienceFor(credentials);
+		const issuedFor = tokenIssuedFor(credentials);
 		const secret = String(credentials.clientSecret ?? '');
 		const timeoutMs = CompanyRegistryApi.tokenTimeoutMs;
 		// The deadline, for every try together, ends the request, or destroys its body if the headers came:
@@ -286,7 +300,8 @@ export class CompanyRegistryApi implements ICredentialType {
 					(await wait(TOKEN_BACKOFF_MS * 2 ** (attempt - 1), deadline.signal))
 				)
 					continue;
-				return tokenOf(answer, tokenUrl, audience, secret);
+				// n8n stores every field returned: the token and what it was asked for.
+				return { ...tokenOf(answer, tokenUrl, audience, secret), tokenIssuedFor: issuedFor };
 			}
 		} finally {
 			deadline.abort();

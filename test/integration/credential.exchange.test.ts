@@ -13,6 +13,7 @@ import type {
 } from 'n8n-workflow';
 
 import { CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
+import { tokenIssuedFor } from '../../nodes/shared/transport/accessToken';
 import { noOpWorkflow } from '../../harness/noOpWorkflow';
 
 // The credential on its own, as n8n calls it: preAuthentication with n8n-core's real httpRequest helper
@@ -121,8 +122,10 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 	const tokenUrl = () => `${endpoint.url}/oauth/token`;
 
 	it('posts the client id, secret, derived audience and grant type as JSON to {Auth URL}/oauth/token, and returns the token', async () => {
+		// With the token, what it was asked for (accessToken.ts judges it; n8n stores both).
 		await expect(exchange({ authUrl: ` ${endpoint.url}// ` })).resolves.toEqual({
 			accessToken: 'issued-token',
+			tokenIssuedFor: tokenIssuedFor(credentials()),
 		});
 		expect(endpoint.received).toHaveLength(1);
 		const [request] = endpoint.received;
@@ -143,7 +146,7 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 		// A first exchange sets up what stays for every request (n8n-core's agents and their timers).
 		await exchange();
 		const before = timers();
-		await expect(exchange()).resolves.toEqual({ accessToken: 'issued-token' });
+		await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
 		// No more than before: a deadline left running adds one; the first exchange's socket may since
 		// have let one of its own go (seen on the loaded machine: 3 before, 2 after).
 		expect(timers()).toBeLessThanOrEqual(before);
@@ -176,7 +179,7 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 		endpoint.answerWith((response) =>
 			send(response, 201, { access_token: 'typed', expires_in: '3600', scope: null }),
 		);
-		await expect(exchange()).resolves.toEqual({ accessToken: 'typed' });
+		await expect(exchange()).resolves.toMatchObject({ accessToken: 'typed' });
 	});
 
 	it.each([300, 301, 302, 303, 307, 308, 399])(
@@ -239,7 +242,7 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 	it('299, the last status of 2xx, is still a token answer', async () => {
 		// The upper edge of success: 300 is refused (the redirect cases above), 299 taken.
 		endpoint.answerWith((response) => send(response, 299, { access_token: 'edge' }));
-		await expect(exchange()).resolves.toEqual({ accessToken: 'edge' });
+		await expect(exchange()).resolves.toMatchObject({ accessToken: 'edge' });
 	});
 
 	it('a server that echoes the secret in its error text does not put it into the message', async () => {
@@ -319,7 +322,7 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 			['an answer that breaks off midway', brokenOff],
 		])('%s, then a token: the token, at the second request', async (_name, first) => {
 			answerInTurn(first, token);
-			await expect(exchange()).resolves.toEqual({ accessToken: 'issued-token' });
+			await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
 			expect(endpoint.received).toHaveLength(2);
 		});
 
@@ -412,7 +415,7 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 		});
 
 		it('an answer within the deadline is taken', async () => {
-			await expect(exchange()).resolves.toEqual({ accessToken: 'issued-token' });
+			await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
 		});
 	});
 });
@@ -440,6 +443,7 @@ describe('the credential form', () => {
 			'authUrl',
 			'audience',
 			'accessToken',
+			'tokenIssuedFor',
 		]);
 		for (const name of ['clientId', 'clientSecret', 'baseUrl', 'authUrl'])
 			expect(field(name)).toMatchObject({ type: 'string', required: true });
@@ -453,6 +457,13 @@ describe('the credential form', () => {
 		expect(field('accessToken')).toMatchObject({
 			type: 'hidden',
 			typeOptions: { expirable: true, password: true },
+			default: '',
+		});
+		// A password field, as the token is: n8n's editor blanks it and CredentialsService.unredact restores
+		// it on save, so an edit keeps the two together. Not expirable: n8n renews by the first such field.
+		expect(field('tokenIssuedFor')).toMatchObject({
+			type: 'hidden',
+			typeOptions: { password: true },
 			default: '',
 		});
 		// Each field shown has a label and a description (apart: a colon in the description made an empty

@@ -35,14 +35,29 @@ const originOf = (url: string) => {
 };
 
 /**
+ * What a token is asked for, stored beside it (the credential's hidden Token Issued For): the origin the
+ * lookups send it to, and the audience requested. A token is sent only while the credential names both.
+ */
+export function tokenIssuedFor(credentials: ICredentialDataDecryptedObject): string {
+	const baseUrl = withoutTrailingSlashes(String(credentials.baseUrl));
+	return JSON.stringify([originOf(baseUrl) ?? baseUrl, audienceFor(credentials)]);
+}
+
+/**
  * The credential with its stored token only if that token was issued for the registry it names now.
  * n8n keeps the hidden token when a user edits the credential: after a change of Base URL it would go to
- * the new registry. A token whose `aud` names only addresses of another origin is left out, so n8n
- * fetches one first; an opaque token, or one naming no address (`urn:...`, a name), cannot tell and is kept.
+ * the new registry. A token is kept while its Token Issued For matches the credential; one stored before
+ * that field existed (it is '') is judged by its `aud`: one naming only addresses of another origin is
+ * left out, so n8n fetches one first; an opaque token, or one naming no address (`urn:...`, a name),
+ * cannot tell and is kept until n8n next fetches one, which stores the field.
  */
 export function withTokenForItsRegistry(
 	credentials: ICredentialDataDecryptedObject,
 ): ICredentialDataDecryptedObject {
+	const withoutToken = { ...credentials, accessToken: '' };
+	const issuedFor = String(credentials.tokenIssuedFor ?? '');
+	if (issuedFor !== '')
+		return issuedFor === tokenIssuedFor(credentials) ? credentials : withoutToken;
 	const audiences = claimsOf(credentials.accessToken)?.aud;
 	const named = (Array.isArray(audiences) ? audiences : [audiences]).filter(
 		(audience): audience is string => typeof audience === 'string',
@@ -53,5 +68,5 @@ export function withTokenForItsRegistry(
 		const origin = originOf(issued);
 		return origin === undefined || origin === originOf(audience);
 	});
-	return fits ? credentials : { ...credentials, accessToken: '' };
+	return fits ? credentials : withoutToken;
 }

@@ -1,4 +1,4 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { CREDENTIAL_ID, engineFor, runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
@@ -75,5 +75,82 @@ describe('a stored token issued for another registry than the Base URL names', (
 		const { registered } = await runRows(engine, rows, { onError: 'continueErrorOutput' });
 		expect(registered).toHaveLength(2);
 		expect(registry.tokenRequests).toBe(0);
+	});
+});
+
+// The token is stored with what it was asked for (the Base URL's origin, the audience): a token is judged
+// by that, not by its `aud` alone, which some token servers write otherwise and opaque tokens lack.
+describe('a stored token and the registry it was asked for', () => {
+	let registry: ScriptedRegistry;
+	let moved: ScriptedRegistry;
+	let movedSaw: string[];
+	beforeEach(async () => {
+		registry = await scriptedRegistry();
+		moved = await scriptedRegistry();
+		movedSaw = [];
+		moved.lookup = (request, response) => {
+			movedSaw.push(String(request.headers.authorization ?? ''));
+			json(response, 200, GOOD_RECORD);
+		};
+	});
+	afterEach(async () => {
+		await registry.close();
+		await moved.close();
+	});
+
+	const rows = [{ country: 'de', companyId: 'HRB1' }];
+
+	it('is fetched once, not in every execution, where the token server writes its own host as aud', async () => {
+		// Such servers ignore the audience asked for and name themselves (an auth host's origin).
+		registry.token = (_request, response) =>
+			json(response, 200, {
+				access_token: jwt({ aud: 'https://login.registry.example/', scope: 'read:company' }),
+			});
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		for (let execution = 0; execution < 3; execution++) {
+			const { registered } = await runRows(engine, rows, { onError: 'continueErrorOutput' });
+			expect(registered).toHaveLength(1);
+		}
+		expect(registry.tokenRequests).toBe(1);
+	});
+
+	it('an opaque token is not sent to the registry a changed Base URL names', async () => {
+		const opaque = 'opaque-token-0123456789';
+		registry.token = (_request, response) => json(response, 200, { access_token: opaque });
+		moved.token = (_request, response) => json(response, 200, { access_token: 'moved-token' });
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		await runRows(engine, rows, { onError: 'continueErrorOutput' });
+		expect(engine.credentials.stored(CREDENTIAL_ID)?.accessToken).toBe(opaque);
+
+		// The user edits the credential: n8n's CredentialsService.unredact restores the hidden password
+		// fields (the token, what it was asked for) from the saved data, and stores the new Base URL.
+		const saved = engine.credentials.stored(CREDENTIAL_ID) ?? {};
+		engine.saveCredential(CREDENTIAL_ID, { ...saved, baseUrl: moved.url, authUrl: moved.url });
+		const { registered } = await runRows(engine, rows, { onError: 'continueErrorOutput' });
+
+		expect(registered).toHaveLength(1);
+		expect(movedSaw).toEqual(['Bearer moved-token']);
+		expect(moved.tokenRequests).toBe(1);
+		// The next execution uses the token stored for this registry.
+		await runRows(engine, rows, { onError: 'continueErrorOutput' });
+		expect(movedSaw).toEqual(['Bearer moved-token', 'Bearer moved-token']);
+		expect(moved.tokenRequests).toBe(1);
+	});
+
+	it('a token asked for another Audience is not sent after the Audience is changed', async () => {
+		let issued = 0;
+		registry.token = (_request, response) =>
+			json(response, 200, { access_token: `opaque-token-${++issued}` });
+		const seen: string[] = [];
+		registry.lookup = (request, response) => {
+			seen.push(String(request.headers.authorization ?? ''));
+			json(response, 200, GOOD_RECORD);
+		};
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		await runRows(engine, rows, { onError: 'continueErrorOutput' });
+		const saved = engine.credentials.stored(CREDENTIAL_ID) ?? {};
+		engine.saveCredential(CREDENTIAL_ID, { ...saved, audience: 'urn:registry:api' });
+		await runRows(engine, rows, { onError: 'continueErrorOutput' });
+		expect(seen).toEqual(['Bearer opaque-token-1', 'Bearer opaque-token-2']);
 	});
 });

@@ -1,6 +1,7 @@
 import {
 	audienceFor,
 	claimsOf,
+	tokenIssuedFor,
 	withTokenForItsRegistry,
 } from '../../../nodes/shared/transport/accessToken';
 
@@ -59,6 +60,71 @@ describe('withTokenForItsRegistry: a stored token goes only to the registry it w
 		['no token', ''],
 	])('kept as it is: %s', (_, token) => {
 		expect(kept(token)).toBe(true);
+	});
+});
+
+describe('withTokenForItsRegistry: a token stored with what it was asked for (Token Issued For)', () => {
+	const asked = { baseUrl: 'https://api.registry.example', audience: '' };
+	const stored = (accessToken: string) => ({
+		...asked,
+		accessToken,
+		tokenIssuedFor: tokenIssuedFor(asked),
+	});
+	const afterEdit = (accessToken: string, edit: Record<string, string>) =>
+		withTokenForItsRegistry({ ...stored(accessToken), ...edit }).accessToken;
+
+	it.each([
+		['an opaque token', 'opaque-0123456789'],
+		// Token servers that ignore the audience asked for and name their own host.
+		['a JWT whose aud is the auth host', jwt({ aud: 'https://login.registry.example/' })],
+	])('keeps %s while the credential names what it was asked for', (_, token) => {
+		expect(withTokenForItsRegistry(stored(token)).accessToken).toBe(token);
+		expect(afterEdit(token, { baseUrl: ' https://api.registry.example// ' })).toBe(token);
+		expect(afterEdit(token, { authUrl: 'https://elsewhere.example' })).toBe(token);
+	});
+
+	it.each([
+		['another Base URL', { baseUrl: 'https://new-registry.example' }],
+		['another port', { baseUrl: 'https://api.registry.example:8443' }],
+		['http for https', { baseUrl: 'http://api.registry.example' }],
+		['another Audience', { audience: 'urn:registry:api' }],
+	])('leaves the token out after an edit to %s', (_, edit: Record<string, string>) => {
+		const opaque = 'opaque-0123456789';
+		expect(afterEdit(opaque, edit)).toBe('');
+		// Even a token whose aud names what the credential names now: it was not asked for that.
+		expect(afterEdit(jwt({ aud: audienceFor({ ...asked, ...edit }) }), edit)).toBe('');
+	});
+
+	it('tells Base URLs apart that are no address, by their text', () => {
+		const named = { baseUrl: 'https://[registry', audience: 'urn:registry:api' };
+		const token = {
+			...named,
+			accessToken: 'opaque-0123456789',
+			tokenIssuedFor: tokenIssuedFor(named),
+		};
+		expect(withTokenForItsRegistry(token).accessToken).toBe('opaque-0123456789');
+		expect(withTokenForItsRegistry({ ...token, baseUrl: 'https://[elsewhere' }).accessToken).toBe(
+			'',
+		);
+	});
+
+	it("keeps the same origin under another path when the Audience is the user's", () => {
+		const own = { baseUrl: 'https://api.registry.example', audience: 'urn:registry:api' };
+		const token = { ...own, accessToken: 'opaque-0123456789', tokenIssuedFor: tokenIssuedFor(own) };
+		expect(
+			withTokenForItsRegistry({ ...token, baseUrl: 'https://api.registry.example/base' })
+				.accessToken,
+		).toBe('opaque-0123456789');
+	});
+
+	it('keeps every other field as it is', () => {
+		const result = withTokenForItsRegistry({ ...stored('opaque'), baseUrl: 'https://x.example' });
+		expect(result).toEqual({
+			baseUrl: 'https://x.example',
+			audience: '',
+			accessToken: '',
+			tokenIssuedFor: tokenIssuedFor(asked),
+		});
 	});
 });
 
