@@ -266,7 +266,7 @@ export class CompanyRegistryApi implements ICredentialType {
 		{
 			// Filled by preAuthentication with the token, and kept with it when the credential is edited (a
 			// password field, like the token): a token is sent only where it was asked for (accessToken.ts).
-			displayName: 'Token Issued For',
+			displayName: 'Token Issued for',
 			name: 'tokenIssuedFor',
 			type: 'hidden',
 			typeOptions: { password: true },

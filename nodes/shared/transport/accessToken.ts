@@ -35,7 +35,7 @@ const originOf = (url: string) => {
 };
 
 /**
- * What a token is asked for, stored beside it (the credential's hidden Token Issued For): the origin the
+ * What a token is asked for, stored beside it (the credential's hidden Token Issued for): the origin the
  * lookups send it to, and the audience requested. A token is sent only while the credential names both.
  */
 export function tokenIssuedFor(credentials: ICredentialDataDecryptedObject): string {
@@ -46,7 +46,7 @@ export function tokenIssuedFor(credentials: ICredentialDataDecryptedObject): str
 /**
  * The credential with its stored token only if that token was issued for the registry it names now.
  * n8n keeps the hidden token when a user edits the credential: after a change of Base URL it would go to
- * the new registry. A token is kept while its Token Issued For matches the credential; one stored before
+ * the new registry. A token is kept while its Token Issued for matches the credential; one stored before
  * that field existed (it is '') is judged by its `aud`: one naming only addresses of another origin is
  * left out, so n8n fetches one first; an opaque token, or one naming no address (`urn:...`, a name),
  * cannot tell and is kept until n8n next fetches one, which stores the field.

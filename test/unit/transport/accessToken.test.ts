@@ -63,7 +63,7 @@ describe('withTokenForItsRegistry: a stored token goes only to the registry it w
 	});
 });
 
-describe('withTokenForItsRegistry: a token stored with what it was asked for (Token Issued For)', () => {
+describe('withTokenForItsRegistry: a token stored with what it was asked for (Token Issued for)', () => {
 	const asked = { baseUrl: 'https://api.registry.example', audience: '' };
 	const stored = (accessToken: string) => ({
 		...asked,
