@@ -145,6 +145,16 @@ export function describeFailure(
 					description: `${about}. If the registry is slow, raise the Request Timeout (Seconds) option.`,
 				};
 			}
+			// Node's HTTP parser refused what came back: the registry was reached, and its answer is the problem.
+			if (failure.code.startsWith('HPE_'))
+				return {
+					message: `The registry's answer could not be read as HTTP${tries(failure.attempts)}`,
+					description: `${about}: ${
+						failure.code === 'HPE_HEADER_OVERFLOW'
+							? 'its headers are larger than Node.js accepts (16 KB unless n8n is started with --max-http-header-size)'
+							: 'it is not well-formed HTTP'
+					} (${safe(failure.code)}). The registry, or something between it and n8n, sent it; check with its operator.`,
+				};
 			// The network code goes in the description: n8n replaces messages that contain one.
 			return {
 				message: `Could not reach the Company Registry at ${baseUrl}${tries(failure.attempts)}`,
