@@ -190,6 +190,11 @@ export function describeFailure(
 			};
 		}
 		case 'undecodable':
+			if (failure.code.startsWith('Content-Encoding '))
+				return {
+					message: `The registry's answer is in a Content-Encoding the node cannot read (HTTP ${failure.status})`,
+					description: `${about}. Its ${safe(failure.code)} is not one gzip, br or deflate, which the node reads; nothing of it was passed on.`,
+				};
 			return {
 				message: `The registry's answer could not be decompressed: it is not in the Content-Encoding it names (HTTP ${failure.status})`,
 				// The decoder's code goes in the description: n8n replaces messages that contain an error code.
