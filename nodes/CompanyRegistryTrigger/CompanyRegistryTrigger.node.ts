@@ -231,13 +231,20 @@ async function checkWatchlist(
 	// Item indexes as in the list, for the log and the order of the output.
 	rows = rows.map((row) => ({ ...row, itemIndex: order[row.itemIndex] }));
 	// Rows the budget stopped were not checked: neither a change nor a failed check, left for the next poll.
-	const notChecked = (row: CompanyRow) =>
+	const stoppedByBudget = (row: CompanyRow) =>
 		budget?.stopped === true && row.kind === 'failed' && row.cause === 'cancelled';
-	const deferred = rows.filter(notChecked);
+	const deferred = rows.filter(stoppedByBudget);
+	// Except the company this poll started with: it had the whole budget and got no answer, which is a
+	// failed check (else a company the registry never answers in time was never reported at all).
+	const straggler =
+		deferred[0] === rows[0] ? outlastedBudget(context, rows[0], budgetMs) : undefined;
 	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
-	const failures = rows.flatMap((row) => (row.kind === 'failed' && !notChecked(row) ? [row] : []));
+	const failures = rows.flatMap((row) =>
+		row.kind === 'failed' && !stoppedByBudget(row) ? [row] : [],
+	);
+	const failedChecks = straggler ? [straggler, ...failures] : failures;
 	// A failed lookup is never a change: the company keeps its last known state.
-	for (const row of failures)
+	for (const row of failedChecks)
 		context.logger.warn(`Company Registry Trigger: ${row.error.message}`, {
 			company: row.itemIndex + 1,
 		});
@@ -264,7 +271,7 @@ async function checkWatchlist(
 	// The list is the whole watch: companies taken off it are forgotten at once.
 	const listed = new Set(keys.map(watchKey));
 	const memory = new StaticDataMemory(staticData, context.logger, (id) => listed.has(id));
-	const failed = failures.flatMap((row) =>
+	const failed = failedChecks.flatMap((row) =>
 		row.key
 			? [
 					{
@@ -287,7 +294,7 @@ async function checkWatchlist(
 	);
 	// A company that cannot be checked is said, not kept silent: when its failures start, then once an interval.
 	// Companies left for the next poll keep their failing spell as it was: they were not checked.
-	const carried = failingOf(staticData, deferred);
+	const carried = failingOf(staticData, straggler ? deferred.slice(1) : deferred);
 	const report = failedChecksToReport(staticData, failed, listed, now, intervalMs);
 	staticData.failing = { ...(staticData.failing as IDataObject), ...carried };
 	const items = [
@@ -302,6 +309,30 @@ async function checkWatchlist(
 	].sort((a, b) => a.itemIndex - b.itemIndex);
 	if (items.length === 0) return quietPollResult(firstSightings, firstPollOn);
 	return [items.map(({ json }) => ({ json: json as IDataObject }))];
+}
+
+/** The failed check of a company whose lookup the budget stopped after it had the whole poll. */
+function outlastedBudget(
+	context: IPollFunctions,
+	row: CompanyRow,
+	budgetMs: number | undefined,
+): Extract<CompanyRow, { kind: 'failed' }> {
+	const seconds = Math.round((budgetMs ?? 0) / 1000);
+	return {
+		kind: 'failed',
+		itemIndex: row.itemIndex,
+		key: row.key,
+		cause: 'no-response',
+		error: new NodeOperationError(
+			context.getNode(),
+			`The registry did not answer this company's lookup within the time n8n gives a poll (${seconds} s)`,
+			{
+				itemIndex: row.itemIndex,
+				description:
+					'It had the whole poll and got no answer (a registry that holds this company, a long Retry-After, a Request Timeout near that time). Its last known state is kept; the next polls try again.',
+			},
+		),
+	};
 }
 
 /**

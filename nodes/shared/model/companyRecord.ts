@@ -107,6 +107,21 @@ const DAY_MS = 86_400_000;
  * contract, and how. `now` is the clock a date of first registration may not be after.
  */
 export function checkCompanyRecord(body: unknown, now: number = Date.now()): RecordCheck {
+	// A gateway's or another API's shapes around a record: said as such, not as a missing field.
+	if (Array.isArray(body) && body.some(holdsRecord))
+		return {
+			valid: false,
+			problem: `the response body is not a JSON object but a list of ${body.length}: a lookup answers one company record (section 2.1)`,
+		};
+	const wrapper =
+		holdsRecord(body) || typeof body !== 'object' || body === null
+			? undefined
+			: Object.entries(body).find(([, value]) => holdsRecord(value));
+	if (wrapper)
+		return {
+			valid: false,
+			problem: `the record is under field '${wrapper[0]}', not at the top level of the answer (section 2.1)`,
+		};
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
 		const shown = typeof body === 'string' ? truncate(body) : JSON.stringify(body);
 		return { valid: false, problem: `the response body is not a JSON object: ${shown}` };
@@ -141,6 +156,10 @@ export function checkCompanyRecord(body: unknown, now: number = Date.now()): Rec
 				: JSON.stringify(value);
 	return { valid: false, problem: `field '${field}' is ${shownValue}: ${describeIssue(issue)}` };
 }
+
+/** An object with the record's first field: a record, wherever it is. */
+const holdsRecord = (value: unknown) =>
+	typeof value === 'object' && value !== null && !Array.isArray(value) && 'isRegistered' in value;
 
 /**
  * The deepest a field a registry adds may nest. Records are flat; a field nested thousands of levels deep

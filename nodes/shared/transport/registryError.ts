@@ -145,6 +145,16 @@ export function describeFailure(
 					description: `${about}. If the registry is slow, raise the Request Timeout (Seconds) option.`,
 				};
 			}
+			// Node's HTTP parser refused what came back: the registry was reached, and its answer is the problem.
+			if (failure.code.startsWith('HPE_'))
+				return {
+					message: `The registry's answer could not be read as HTTP${tries(failure.attempts)}`,
+					description: `${about}: ${
+						failure.code === 'HPE_HEADER_OVERFLOW'
+							? 'its headers are larger than Node.js accepts (16 KB unless n8n is started with --max-http-header-size)'
+							: 'it is not well-formed HTTP'
+					} (${safe(failure.code)}). The registry, or something between it and n8n, sent it; check with its operator.`,
+				};
 			// The network code goes in the description: n8n replaces messages that contain one.
 			return {
 				message: `Could not reach the Company Registry at ${baseUrl}${tries(failure.attempts)}`,
@@ -180,6 +190,11 @@ export function describeFailure(
 			};
 		}
 		case 'undecodable':
+			if (failure.code.startsWith('Content-Encoding '))
+				return {
+					message: `The registry's answer is in a Content-Encoding the node cannot read (HTTP ${failure.status})`,
+					description: `${about}. Its ${safe(failure.code)} is not one gzip, br or deflate, which the node reads; nothing of it was passed on.`,
+				};
 			return {
 				message: `The registry's answer could not be decompressed: it is not in the Content-Encoding it names (HTTP ${failure.status})`,
 				// The decoder's code goes in the description: n8n replaces messages that contain an error code.

@@ -159,6 +159,16 @@ export function registryRequest(
 								? { kind: 'cancelled' }
 								: { kind: 'no-response', reason: 'network', code: read.code };
 					const status = full.statusCode;
+					// axios decodes one gzip, br or deflate and then drops the header: one left names what it did not.
+					const encoding = headers['content-encoding'];
+					if (
+						status >= 200 &&
+						status < 300 &&
+						typeof read.body === 'string' &&
+						typeof encoding === 'string' &&
+						!/^\s*(identity)?\s*$/i.test(encoding)
+					)
+						return { kind: 'undecodable', status, code: `Content-Encoding ${encoding}` };
 					const refusesToken = status === 413 || status === 431;
 					return {
 						kind: 'response',

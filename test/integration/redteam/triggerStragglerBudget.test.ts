@@ -82,7 +82,11 @@ describe('Company Registry Trigger, a company whose lookup outlasts every pollâ€
 					`${String(item.json.event)} ${(item.json.lookup as { companyId: string }).companyId}`,
 			);
 		};
-		for (let round = 0; round < 6; round++) expect(await poll()).toEqual([]);
+		// The poll that starts with the straggler gave it the whole budget: a failed check, said once
+		// (triggerNeverAnswered.test.ts).
+		const first: string[] = [];
+		for (let round = 0; round < 6; round++) first.push(...(await poll()));
+		expect(first).toEqual([`checkFailed ${STRAGGLER}`]);
 		expect(new Set(asked)).toEqual(new Set(LIST.filter((companyId) => companyId !== STRAGGLER)));
 
 		inactive.add('HRB6');
