@@ -170,6 +170,24 @@ describe('a log holding ours over a reset (a limit of 3, its reset in seconds)',
 		expect(when(steps, NEXT + 1_000)).toBe(NEXT + 1_100);
 	});
 
+	it('a lead finding it empty a window less its round trip after ours: ours may have left, the log stands', () => {
+		// The lead reaches the registry at most a round trip after it left: ours at `second` left the log
+		// by then.
+		const third = second + 1_000 - 50;
+		const steps = [
+			...first,
+			send(second),
+			ok(second, second + 50, told(0)),
+			send(third),
+			ok(third, third + 50, told(2)),
+			send(third + 50),
+			send(third + 50),
+			ok(third + 50, third + 100, told(1, 950)),
+			ok(third + 50, third + 100, told(0, 950)),
+		];
+		expect(when(steps, third + 1_000)).toBe(third + 1_000 + 50);
+	});
+
 	it('a lead finding it empty though ours went less than a window before: no log, the next lead at the reset', () => {
 		// The lead at `second` found two counted: ours of a log, or others' in a fixed window shared with
 		// other workers. The next lead, 100 ms on, finds none: a log would still hold the one at `second`;
