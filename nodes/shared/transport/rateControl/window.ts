@@ -313,8 +313,17 @@ function leadReset(window: WindowState, report: RequestReport, now: number): num
 		return undefined;
 	window.roundTripMs = now - report.sentAt;
 	const others = report.limit - 1 - report.remaining;
-	if (others === 0) window.windowMs = toldWindowMs(report.resetMs, report.resetToldAsTime === true);
-	else window.keepsRequests = true;
+	if (others === 0) {
+		const windowMs = toldWindowMs(report.resetMs, report.resetToldAsTime === true);
+		window.windowMs = windowMs;
+		// Found empty, though ours went less than a window before it: those left at a reset, not one by
+		// one (a fixed window, as a lead alone after others stopped finds it): no log.
+		if (
+			windowMs !== undefined &&
+			window.previousStarts.some((start) => start > report.sentAt - windowMs + window.roundTripMs)
+		)
+			window.keepsRequests = false;
+	} else window.keepsRequests = true;
 	const oldest =
 		others === 0 ? report.sentAt : window.previousStarts[window.previousStarts.length - others];
 	return window.windowMs === undefined || oldest === undefined

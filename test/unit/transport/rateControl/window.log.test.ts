@@ -3,6 +3,7 @@ import {
 	EARLY_RESET_HOLD_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import { ASK_BEFORE_RESET_MS } from '../../../../nodes/shared/transport/rateControl/window';
 import {
 	ok,
 	play,
@@ -133,7 +134,8 @@ describe('a log holding ours over a reset (a limit of 3, its reset in seconds)',
 	});
 
 	it('a log: a lead the told reset lets go waits until our request `limit` back has left', () => {
-		const third = NEXT + 1_100;
+		// Sent a window after the last lead (a log would still hold that one): it finds the log empty.
+		const third = second + 1_000;
 		const steps = [
 			...first,
 			send(second),
@@ -166,6 +168,61 @@ describe('a log holding ours over a reset (a limit of 3, its reset in seconds)',
 		expect(when(steps, NEXT + 150)).toBe(NEXT + 1_000);
 		// Ours 3 back went at NEXT + 50: room a window and the lead's round trip after it.
 		expect(when(steps, NEXT + 1_000)).toBe(NEXT + 1_100);
+	});
+
+	it('a lead finding it empty a window less its round trip after ours: ours may have left, the log stands', () => {
+		// The lead reaches the registry at most a round trip after it left: ours at `second` left the log
+		// by then.
+		const third = second + 1_000 - 50;
+		const steps = [
+			...first,
+			send(second),
+			ok(second, second + 50, told(0)),
+			send(third),
+			ok(third, third + 50, told(2)),
+			send(third + 50),
+			send(third + 50),
+			ok(third + 50, third + 100, told(1, 950)),
+			ok(third + 50, third + 100, told(0, 950)),
+		];
+		expect(when(steps, third + 1_000)).toBe(third + 1_000 + 50);
+	});
+
+	it('a lead finding it empty though ours went less than a window before: no log, the next lead at the reset', () => {
+		// The lead at `second` found two counted: ours of a log, or others' in a fixed window shared with
+		// other workers. The next lead, 100 ms on, finds none: a log would still hold the one at `second`;
+		// a fixed window let all go at its reset (another worker stopped, ours alone). Held as a log, every
+		// lead after a reset waited a round trip more (four workers of a 50/s window, 800 rows on one and
+		// 50 on each other, the reset in seconds: 19.6 s; 18.5 s as when the reset is told as a time).
+		const third = NEXT + 1_100;
+		const steps = [
+			...first,
+			send(second),
+			ok(second, second + 50, told(0)),
+			send(third),
+			ok(third, third + 50, told(2)),
+			send(third + 50),
+			send(third + 50),
+			ok(third + 50, third + 100, told(1, 950)),
+			ok(third + 50, third + 100, told(0, 950)),
+		];
+		expect(when(steps, third + 1_000)).toBe(0);
+	});
+
+	it('a lead whose own reckoning is the reset told put nothing ahead: refused after a sooner reset, only the short hold', () => {
+		// The lead at `second` finds our two still counted; its reset told (100 ms on) is when the older
+		// of them leaves by its own reckoning too. An answer telling no count then tells a sooner reset:
+		// the lead sent at it is refused, a reset reckoned a little early, not one asked ahead of a told one.
+		const steps = [
+			...first,
+			send(second),
+			ok(second, second + 50, told(0, 100)),
+			send(second + 50),
+			ok(second + 50, second + 55, { resetMs: 10 }),
+			send(second + 60),
+			refused(second + 60, second + 61),
+		];
+		expect(when(steps, second + 61)).toBe(second + 61 + EARLY_RESET_HOLD_MS);
 	});
 
 	it("a lead's answer telling no reset keeps the log's length its first told", () => {
@@ -202,4 +259,49 @@ describe('a log holding ours over a reset (a limit of 3, its reset in seconds)',
 			expect(when(steps, second + 1_000)).toBe(0);
 		},
 	);
+});
+
+describe('a drained log asking before its reset, where its length or ours in it are not known', () => {
+	const told = (remaining: number, limit: number, resetMs = 1_000): Told => ({
+		remaining,
+		limit,
+		resetMs,
+	});
+
+	it('no lead ever found it empty (its length unknown): the ask goes half a second before the reset', () => {
+		// Limit 3: each lead finds others still counted, so no lead tells the log's length; our two of
+		// the last window and two of this one are its limit and more.
+		const steps = [
+			...confirmed,
+			send(NEXT),
+			ok(NEXT, NEXT + 50, told(1, 3)),
+			send(NEXT + 50),
+			ok(NEXT + 50, NEXT + 100, told(0, 3, 950)),
+			send(NEXT + 1_000),
+			ok(NEXT + 1_000, NEXT + 1_050, told(0, 3)),
+			// A count above what the lead left: the log drains.
+			send(NEXT + 1_050),
+			ok(NEXT + 1_050, NEXT + 1_100, told(0, 3, 950)),
+		];
+		expect(when(steps, NEXT + 1_100)).toBe(NEXT + 2_000 - ASK_BEFORE_RESET_MS);
+	});
+
+	it('fewer of ours sent than its limit (the registry told a higher limit since): the ask goes half a second before the reset', () => {
+		// The lead finds a log of 3 empty (a log of 1 s); the next answers tell a count that rose and a
+		// limit of 10.
+		const steps = [
+			...confirmed,
+			send(NEXT),
+			ok(NEXT, NEXT + 50, told(2, 3)),
+			send(NEXT + 50),
+			send(NEXT + 50),
+			ok(NEXT + 50, NEXT + 100, told(3, 10, 950)),
+			ok(NEXT + 50, NEXT + 100, told(2, 10, 950)),
+			send(NEXT + 100),
+			send(NEXT + 100),
+			ok(NEXT + 100, NEXT + 150, told(0, 10, 900)),
+			ok(NEXT + 100, NEXT + 150, told(0, 10, 900)),
+		];
+		expect(when(steps, NEXT + 150)).toBe(NEXT + 1_000 - ASK_BEFORE_RESET_MS);
+	});
 });
