@@ -120,6 +120,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/workersProbe.test.ts',
 		// The search up from a first wave's rate, by the work left.
 		'test/unit/transport/rateControl/burstBucketSearch.edges.test.ts',
+		// The wave that ends a search from a first wave that admitted one.
+		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
@@ -130,6 +132,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
 		'test/unit/transport/rateControl/spellAdmitted.test.ts',
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
+		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,

@@ -39,6 +39,11 @@ export interface PaceState {
 	 * less: no later wave paces below it (it would be slower than asking everybody at once each pause).
 	 */
 	floorRate: number;
+	/**
+	 * Searching up from a first wave that admitted one (`told` and after), the pace before the last
+	 * climb: the one the last admitted request went at (searchCeiling). Undefined otherwise.
+	 */
+	stepFrom: number | undefined;
 	credit: number;
 	creditCap: number;
 	/** When `credit` was reckoned; may lie ahead (credit begins at a pause's end). */
@@ -57,6 +62,8 @@ export interface FirstWave {
 	/** Answered by the 429. */
 	told: number;
 	answers: number;
+	/** Answers after the 429 to requests sent by it: with `told`, all the wave admitted. */
+	admittedAfter: number;
 	rateSpanMs: number;
 	boundSpanMs: number;
 	activeMs: number;
@@ -67,6 +74,7 @@ export const unknownPace = (): PaceState => ({
 	ceiling: undefined,
 	lowerBound: undefined,
 	floorRate: 0,
+	stepFrom: undefined,
 	credit: 0,
 	creditCap: 1,
 	creditAt: 0,
@@ -111,9 +119,17 @@ export function measureFirstWave(pace: PaceState, wave: FirstWave): void {
  */
 export function firstWaveAnswered(pace: PaceState, sentAt: number): boolean {
 	const wave = pace.firstWave;
-	if (wave === undefined || sentAt > wave.at || wave.told > 0) return false;
+	if (wave === undefined || sentAt > wave.at) return false;
+	if (wave.told > 0) {
+		pace.firstWave = { ...wave, admittedAfter: wave.admittedAfter + 1 };
+		return false;
+	}
 	const answers = wave.answers + 1;
-	measureFirstWave(pace, { ...wave, answers: answers < MIN_ANSWERS_FOR_RATE ? answers : 0 });
+	measureFirstWave(pace, {
+		...wave,
+		answers: answers < MIN_ANSWERS_FOR_RATE ? answers : 0,
+		admittedAfter: answers,
+	});
 	if (answers >= MIN_ANSWERS_FOR_RATE) pace.firstWave = undefined;
 	// What it admitted is back by the pause's end (counted from when sending began): that goes at once.
 	else pace.credit = pace.creditCap = answers;
@@ -195,7 +211,26 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet): void {
 			: pace.lowerBound !== undefined
 				? LOWER_BOUND_GROWTH_PER_SECOND
 				: searchGrowth(pace.rate, workLeft);
+	const wave = pace.firstWave;
+	pace.stepFrom =
+		wave !== undefined && wave.told + wave.admittedAfter === 1 ? pace.rate : undefined;
 	pace.rate *= Math.pow(1 + growth, 1 / pace.rate);
+}
+
+/**
+ * What the wave that ends a search from a lower bound (a burst under MIN_ANSWERS_FOR_RATE) at `rate`
+ * says of the limit, 0 where nothing: the search came within a step of it. Where one request a second
+ * is no more than one decrease of the pace, the limit is just below it (what was admitted over the last
+ * second is what the doubling sent, about 0.7 of it: bench:sim s31, 428/s, paced at 303/s). At a few a
+ * second one step is 20-40% of the pace: where the first wave admitted one (a bucket of burst 1), the
+ * limit lies between the refused pace and the step before, which the registry took (bench:sim s209,
+ * 4/s burst 1: admitted 277 ms apart, refused 228 ms apart), while what was admitted over the seconds
+ * before is mostly the search's slow start (1.4/s). Where it admitted more (a burst of 2 to 4, a log's
+ * budget), the pace the budget took once it may not keep: the 429s measure.
+ */
+export function searchCeiling(pace: PaceState, rate: number): number {
+	if (rate * (1 - WAVE_DECREASE) >= 1) return WAVE_DECREASE * rate;
+	return Math.min(WAVE_DECREASE * rate, pace.stepFrom ?? 0);
 }
 
 /**

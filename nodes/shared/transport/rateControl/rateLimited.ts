@@ -21,7 +21,7 @@ import {
 } from './constants';
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
-import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
+import { catchUpCredit, measureFirstWave, searchCeiling, untoldStormPauseMs } from './pace';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset, suspectWindow } from './window';
@@ -104,6 +104,7 @@ export function rateLimited(
 			at: now,
 			told: answered,
 			answers: answered,
+			admittedAfter: 0,
 			rateSpanMs: early ? pauseMs : activeMs + pauseMs,
 			// A burst of fewer: the rate is unknown, but about this (sent since the last pause ended, over
 			// that time and the pause to come); paced from it, searching upwards.
@@ -140,14 +141,9 @@ export function rateLimited(
 			WAVE_CEILING_ABOVE * pace.rate,
 			Math.max(WAVE_CEILING_BELOW * pace.rate, admitted),
 		);
-		// The wave that ends a search from a lower bound came within a few requests of the pace passing
-		// the limit (its burst is under MIN_ANSWERS_FOR_RATE, or the first wave would have measured a
-		// rate): where one request a second is no more than one decrease of the pace, the limit is just
-		// below it. What was admitted over the last second is what the doubling sent, about 0.7 of it,
-		// and a pace that may not probe past its ceiling stayed there (bench:sim s31: 428/s, paced at
-		// 303/s). At a few a second one request is a large part: the 429s measure.
-		if (pace.lowerBound !== undefined && pace.rate * (1 - WAVE_DECREASE) >= 1)
-			pace.ceiling = Math.max(pace.ceiling, WAVE_DECREASE * pace.rate);
+		// The wave that ends a search from a lower bound came within a step of the limit (pace.ts).
+		if (pace.lowerBound !== undefined)
+			pace.ceiling = Math.max(pace.ceiling, searchCeiling(pace, pace.rate));
 		pace.lowerBound = undefined;
 		// Never below what the registry gave per pause at the first wave (asking all at once gets that).
 		pace.ceiling = Math.max(pace.ceiling, pace.floorRate);

@@ -1,0 +1,78 @@
+import { WAVE_DECREASE } from '../../../../nodes/shared/transport/rateControl/constants';
+import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
+import { searchCeiling, unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
+import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
+import { ok, play, refused, send, type Step } from './story';
+
+// The wave that ends a search from a lower bound, on the pure transition: where the first wave admitted
+// one, the pace after it is the one the last admitted request went at (5% below the refused at most);
+// where it admitted more, what was admitted measures, as before.
+
+const rateOf = (state: ControlState, now: number) => {
+	const limit = limitOf(state, now);
+	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
+	return limit.rate;
+};
+
+// Twenty requests at 1,000; `told` answered before the 429 at 1,001 (sent alone before: a token's
+// first lookup), `after` admitted and answered after it, the rest refused.
+function firstWave(told: number, after: number): Step[] {
+	const steps: Step[] = [];
+	for (let index = 0; index < told; index++) steps.push(send(900), ok(900, 950 + index));
+	for (let index = 0; index < 20; index++) steps.push(send(1_000));
+	for (let index = 0; index < 20; index++)
+		steps.push(index < after ? ok(1_000, 1_045 + index) : refused(1_000, 1_001));
+	return steps.sort((a, b) => a.at - b.at);
+}
+
+/** From the pause's end, one request alone at a time, each admitted 45 ms later, until one is refused. */
+function searchUntilRefused(from: ControlState, admissions: number) {
+	let state = from;
+	let at = 2_000;
+	let before = 0;
+	for (let index = 0; index < admissions; index++) {
+		before = rateOf(state, at);
+		state = play([send(at), ok(at, at + 45)], state).state;
+		at += 1_000 / rateOf(state, at + 45);
+	}
+	const refusedAt = rateOf(state, at);
+	state = play([send(at), refused(at, at + 1)], state).state;
+	return {
+		stepBefore: before,
+		refusedAt,
+		after: rateOf(state, at + 1),
+	};
+}
+
+describe('the wave that ends a search from a first wave that admitted one', () => {
+	it('paces at the pace the last admitted request went at', () => {
+		const { state } = play(firstWave(0, 1));
+		const search = searchUntilRefused(state, 4);
+		expect(search.after).toBeCloseTo(
+			Math.min(search.stepBefore, WAVE_DECREASE * search.refusedAt),
+			9,
+		);
+		expect(search.after).toBeGreaterThan(WAVE_DECREASE * search.refusedAt * 0.7);
+	});
+
+	it('counts a lookup answered before the 429 with those after it: two admitted are a burst of 2', () => {
+		const one = searchUntilRefused(play(firstWave(0, 1)).state, 4);
+		const two = searchUntilRefused(play(firstWave(1, 1)).state, 4);
+		// Without the step, what was admitted over the search measures, well below the step before.
+		expect(two.after).toBeLessThan(two.stepBefore * 0.9);
+		expect(one.after).toBeCloseTo(one.stepBefore, 9);
+	});
+});
+
+describe('searchCeiling', () => {
+	const pace = (stepFrom: number | undefined) => ({ ...unknownPace(), stepFrom });
+	it('where one request a second is no more than one decrease, 5% below the refused pace', () => {
+		expect(searchCeiling(pace(undefined), 20)).toBeCloseTo(WAVE_DECREASE * 20, 9);
+		expect(searchCeiling(pace(5), 100)).toBeCloseTo(WAVE_DECREASE * 100, 9);
+	});
+	it('below that, the step before, at most 5% below the refused pace; nothing without a step', () => {
+		expect(searchCeiling(pace(undefined), 19)).toBe(0);
+		expect(searchCeiling(pace(3), 4)).toBe(3);
+		expect(searchCeiling(pace(18.9), 19)).toBeCloseTo(WAVE_DECREASE * 19, 9);
+	});
+});
