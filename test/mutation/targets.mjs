@@ -102,6 +102,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.test.ts',
 		'test/unit/transport/rateController.test.ts',
 		'test/unit/transport/rateControl/count.edges.test.ts',
+		'test/unit/transport/rateControl/workersQuotaCount.test.ts',
 	],
 	'nodes/shared/transport/rateControl/window.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',

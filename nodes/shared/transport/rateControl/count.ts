@@ -6,7 +6,7 @@ import {
 	REMAINING_TTL_MS,
 	SHARED_COUNT_QUIET_MS,
 } from './constants';
-import { append, emptyLog, oldest, trim, type Log } from './log';
+import { append, emptyLog, logSize, oldest, trim, type Log } from './log';
 
 /**
  * The registry's own count (X-RateLimit-Remaining, or any dialect's): the budget it says is left, how
@@ -134,4 +134,17 @@ export function recordRemaining(
 /** How long apart the count's pace starts requests once its budget is nearly spent (0: unknown). */
 export function countIntervalMs(count: CountState): number {
 	return count.probeIntervalMs ?? count.refillIntervalMs;
+}
+
+/**
+ * A quota's count (it refills only at its reset) that fell by more than twice our own answers over the
+ * counts kept: every admission of anybody spending the same credential is counted there, so others
+ * spend this limit too (queue-mode workers sharing a client id).
+ */
+export function othersSpend(count: CountState): boolean {
+	if (!count.isQuota || logSize(count.samples) < 2) return false;
+	const first = oldest(count.samples);
+	const last = count.samples.items[count.samples.to - 1];
+	const ours = last.answered - first.answered;
+	return ours > 0 && first.remaining - last.remaining > 2 * ours;
 }

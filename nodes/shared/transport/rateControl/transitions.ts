@@ -5,7 +5,7 @@ import {
 	LATENCY_SMOOTHING,
 	QUIET_SPELL_MS,
 } from './constants';
-import { recordRemaining } from './count';
+import { othersSpend, recordRemaining } from './count';
 import { append, trim } from './log';
 import { catchUpCredit, climb, firstWaveAnswered, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
@@ -131,6 +131,7 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 			answered: state.answered,
 			inFlight: state.inFlight,
 		});
+	if (othersSpend(state.count)) state.pace.shared = true;
 	if (firstWaveAnswered(state.pace, report.sentAt)) return;
 	climb(state.pace, workLeft, {
 		answers: state.answeredSinceEvent,
