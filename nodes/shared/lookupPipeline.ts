@@ -15,7 +15,7 @@ import {
 	MAX_CONCURRENCY,
 } from './descriptions';
 import type { CompanyRecord } from './model/companyRecord';
-import { LookupInputError, normalizeCountry, toLookupKey, type LookupKey } from './model/lookupKey';
+import { LookupInputError, readsState, toLookupKey, type LookupKey } from './model/lookupKey';
 import { rowParameter } from './rowField';
 import { runBatch, type BatchSettings } from './transport/batchRunner';
 import { claimsOf, withTokenForItsRegistry } from './transport/accessToken';
@@ -170,7 +170,7 @@ export function inputRows(context: IExecuteFunctions): RowSource {
 			return toLookupKey({
 				country,
 				companyId: rowParameter(context, 'companyId', itemIndex, ''),
-				state: isUnitedStates(country) ? rowParameter(context, 'state', itemIndex, '') : undefined,
+				state: readsStateOf(country) ? rowParameter(context, 'state', itemIndex, '') : undefined,
 				language: languagePerItem
 					? context.getNodeParameter('options.language', itemIndex, '')
 					: language,
@@ -179,9 +179,9 @@ export function inputRows(context: IExecuteFunctions): RowSource {
 	};
 }
 
-function isUnitedStates(country: unknown): boolean {
+function readsStateOf(country: unknown): boolean {
 	try {
-		return normalizeCountry(country) === 'us';
+		return readsState(country);
 	} catch {
 		// toLookupKey says what is wrong with the country.
 		return false;

@@ -184,6 +184,7 @@ export function toLookupKey(fields: LookupFields): LookupKey {
 	}
 	const key: LookupKey = { countryCode, companyId };
 	if (countryCode === 'us') key.stateCode = normalizeUsState(fields.state);
+	else refuseStateNamedAsCountry(fields.country, countryCode, fields.state);
 	const languageCode = languageTag(fieldText('Language', fields.language, LANGUAGE_ACCEPTED));
 	if (languageCode !== '') key.languageCode = languageCode;
 	return key;
@@ -237,3 +238,29 @@ export const usStateOptions = US_STATES.map((state) => ({ name: state.name, valu
 export const nonUsCountryCodes = COUNTRIES.filter((country) => country.code !== 'us').map(
 	(country) => country.code,
 );
+
+/**
+ * A Country that is also a US state's name (Georgia) beside a State that is a US state: the row may be
+ * the state's company, and looked up in the country's register it may match another company there.
+ */
+function refuseStateNamedAsCountry(country: unknown, countryCode: string, state: unknown): void {
+	if (!namesUsState(country) || typeof state !== 'string' || !stateByInput.has(simplify(state)))
+		return;
+	throw new LookupInputError(
+		`Country '${country.trim()}' with State '${state.trim()}' names the country '${countryCode}' or the United States state '${stateByInput.get(simplify(state))}'`,
+		`Country '${countryCode}' (and no State) for the country, or Country 'us' for the state`,
+	);
+}
+
+/** A country's name that is also a US state's (Georgia), not a code. */
+const namesUsState = (country: unknown): country is string =>
+	typeof country === 'string' &&
+	simplify(country).length > 3 &&
+	stateByInput.has(simplify(country));
+
+/**
+ * Whether a row's State is read: for the United States, and beside a Country that names a US state too.
+ * Throws, as normalizeCountry, for a country it cannot name.
+ */
+export const readsState = (country: unknown): boolean =>
+	normalizeCountry(country) === 'us' || namesUsState(country);

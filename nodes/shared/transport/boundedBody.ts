@@ -82,7 +82,24 @@ async function readAtMost(
 		body.destroy();
 		return { kind: 'interrupted', code: (error as { code?: string }).code ?? 'ECONNRESET' };
 	}
-	return { kind: 'read', body: parsed(decoder.decode(joined(chunks, size))) };
+	return { kind: 'read', body: parsed(decoderFor(headers).decode(joined(chunks, size))) };
+}
+
+/**
+ * The decoder of the charset the Content-Type names: JSON is UTF-8, but a registry that writes
+ * ISO-8859-1 and says so had every name with an umlaut come out as 'M\uFFFDller'. UTF-8 where it names
+ * none, or one unknown.
+ */
+function decoderFor(headers: Record<string, unknown>): typeof decoder {
+	const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(
+		headerOf(headers, 'content-type') ?? '',
+	)?.[1];
+	if (charset === undefined) return decoder;
+	try {
+		return new TextDecoder(charset);
+	} catch {
+		return decoder;
+	}
 }
 
 function joined(chunks: Uint8Array[], size: number): Uint8Array {
