@@ -17,6 +17,8 @@ module.exports = {
 	// 15 s of CPU in 48 s).
 	maxWorkers: 4,
 	testSequencer: '<rootDir>/test/slowFirstSequencer.js',
+	// Each worker reads and compiles n8n's modules once, not once a test file (test/workerCacheRuntime.js).
+	runtime: '<rootDir>/test/workerCacheRuntime.js',
 	setupFiles: ['<rootDir>/test/setupEnv.js'],
 	globalSetup: '<rootDir>/test/globalSetup.js',
 	reporters: ['default', '<rootDir>/test/summaryReporter.js'],
