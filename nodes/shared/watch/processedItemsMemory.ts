@@ -149,23 +149,60 @@ function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
  */
 const BLOCK_SIZE = 10;
 
-/** The blocks of the companies named now: per block its entry and its companies (step 3 writes each block before them). */
+/**
+ * The blocks of the companies named now: per block its entry, its companies, and where their entries lie
+ * in it (step 3 writes each block before them; the entries are cut out of the block, not made again).
+ */
 interface Blocks {
 	texts: string[];
 	members: string[][];
+	bounds: number[][];
 }
 
 /**
  * The pieces of a company's entries as a block holds them: made from its snapshot, not from its entries (a
- * quiet worker's run makes the blocks alone, not 300,000 entries at 100,000 companies).
+ * quiet worker's run makes the blocks alone, not 300,000 entries at 100,000 companies). `bounds` gets
+ * where each entry starts and ends among the pieces.
  */
-function pushEntriesText(parts: string[], id: string, snapshot: Omit<CompanySnapshot, 'd'>): void {
-	pushEntry(parts, id, 'status', snapshot.s);
+function pushEntriesText(
+	parts: string[],
+	bounds: number[],
+	id: string,
+	snapshot: Omit<CompanySnapshot, 'd'>,
+): void {
+	pushBoundedEntry(parts, bounds, id, 'status', snapshot.s);
 	if (snapshot.s === 'N') return;
 	parts.push(',');
-	pushEntry(parts, id, 'name', snapshot.n);
+	pushBoundedEntry(parts, bounds, id, 'name', snapshot.n);
 	parts.push(',');
-	pushEntry(parts, id, 'address', snapshot.a);
+	pushBoundedEntry(parts, bounds, id, 'address', snapshot.a);
+}
+
+function pushBoundedEntry(
+	parts: string[],
+	bounds: number[],
+	id: string,
+	field: string,
+	value: string | undefined,
+): void {
+	bounds.push(parts.length);
+	pushEntry(parts, id, field, value);
+	bounds.push(parts.length);
+}
+
+/** Turns `bounds`, places among `parts`, into places in their joined text. */
+function boundsInText(parts: readonly string[], bounds: number[]): void {
+	let [part, at] = [0, 0];
+	for (const [index, bound] of bounds.entries()) {
+		for (; part < bound; part++) at += parts[part].length;
+		bounds[index] = at;
+	}
+}
+
+/** Appends the entries lying in `text` at `bounds`: slices, which V8 makes without copying the text. */
+function cutEntries(entries: string[], text: string, bounds: readonly number[]): void {
+	for (let at = 0; at < bounds.length; at += 2)
+		entries.push(text.slice(bounds[at], bounds[at + 1]));
 }
 
 /**
@@ -173,20 +210,23 @@ function pushEntriesText(parts: string[], id: string, snapshot: Omit<CompanySnap
  * holds says its companies' entries were written with it, and n8n, dropping the oldest first, kept them.
  */
 function blocksOf(companies: ReadonlyMap<string, CompanySnapshot>): Blocks {
-	const blocks: Blocks = { texts: [], members: [] };
+	const blocks: Blocks = { texts: [], members: [], bounds: [] };
 	let ids: string[] = [];
+	let bounds: number[] = [];
 	// One join a block: texts grown piece by piece are ropes, flattened again when hashed.
 	let parts: string[] = ['["companies",'];
 	const close = () => {
 		parts.push(']');
 		blocks.texts.push(parts.join(''));
 		blocks.members.push(ids);
-		[ids, parts] = [[], ['["companies",']];
+		boundsInText(parts, bounds);
+		blocks.bounds.push(bounds);
+		[ids, parts, bounds] = [[], ['["companies",'], []];
 	};
 	for (const [id, snapshot] of companies) {
 		if (ids.length > 0) parts.push(',');
 		ids.push(id);
-		pushEntriesText(parts, id, snapshot);
+		pushEntriesText(parts, bounds, id, snapshot);
 		if (ids.length === BLOCK_SIZE) close();
 	}
 	if (ids.length > 0) close();
@@ -194,14 +234,10 @@ function blocksOf(companies: ReadonlyMap<string, CompanySnapshot>): Blocks {
 }
 
 /** Appends the row step 3 writes for the companies named now: per block its entry, then its companies' entries. */
-function pushRowOf(
-	entries: string[],
-	companies: ReadonlyMap<string, CompanySnapshot>,
-	blocks: Blocks,
-): void {
+function pushRowOf(entries: string[], blocks: Blocks): void {
 	for (const [index, text] of blocks.texts.entries()) {
 		entries.push(text);
-		for (const id of blocks.members[index]) pushEntriesOf(entries, id, companies.get(id)!);
+		cutEntries(entries, text, blocks.bounds[index]);
 	}
 }
 
@@ -241,6 +277,15 @@ class Asked {
 		this.ids.push(id);
 		this.snapshots.push(snapshot);
 		if (this.asking) pushEntriesOf(this.entries, id, snapshot);
+	}
+
+	/** The companies of a block, their entries cut out of its text. */
+	addBlock(blocks: Blocks, index: number, current: ReadonlyMap<string, CompanySnapshot>): void {
+		for (const id of blocks.members[index]) {
+			this.ids.push(id);
+			this.snapshots.push(current.get(id)!);
+		}
+		if (this.asking) cutEntries(this.entries, blocks.texts[index], blocks.bounds[index]);
 	}
 
 	/** Calls `each` for every company with what the store held (not registered: its status says all). */
@@ -360,11 +405,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Their entries are made only if asked: most of a long list.
 		const deferred: string[] = [];
 		if (this.blocks && !storeIsNew) {
-			const { texts, members } = this.blocks;
-			for (const [index, block] of texts.entries()) {
-				if (!blockNew.has(block)) continue;
-				for (const id of members[index]) asked.add(id, current.get(id)!);
-			}
+			for (const [index, block] of this.blocks.texts.entries())
+				if (blockNew.has(block)) asked.addBlock(this.blocks, index, current);
 		} else {
 			for (const [id, now] of current) {
 				const before = asInRow(id);
@@ -581,7 +623,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		} else {
 			const entries = [...this.carried];
 			if (mark) for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
-			else pushRowOf(entries, current, this.blocks!);
+			else pushRowOf(entries, this.blocks!);
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
