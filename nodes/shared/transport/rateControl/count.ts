@@ -142,9 +142,9 @@ export function countIntervalMs(count: CountState): number {
  * spend this limit too (queue-mode workers sharing a client id).
  */
 export function othersSpend(count: CountState): boolean {
-	if (!count.isQuota || logSize(count.samples) < 2) return false;
+	// A quota may be told on a 429 before any answer told a count: nothing to compare yet.
+	if (!count.isQuota || logSize(count.samples) === 0) return false;
 	const first = oldest(count.samples);
 	const last = count.samples.items[count.samples.to - 1];
-	const ours = last.answered - first.answered;
-	return ours > 0 && first.remaining - last.remaining > 2 * ours;
+	return first.remaining - last.remaining > 2 * (last.answered - first.answered);
 }

@@ -302,3 +302,17 @@ describe('the refill, measured from how the count moves', () => {
 		expect(budget(below, 3_000)?.refillIntervalMs).toBeCloseTo(1_000 / ((9 - 10 + 3) / 2));
 	});
 });
+
+describe('a quota others spend too', () => {
+	it('told on a 429 before any answer told a count, then an answer telling none: nothing to compare', () => {
+		// The 429's count leaves plenty: a longer quota's. Whether others spend it is read from how the
+		// counts told on answers fell against our own answers; with none told yet there is nothing to read.
+		const steps = [
+			send(1_000),
+			send(1_001),
+			refused(1_001, 1_002, { remaining: 5 * QUOTA_LEFT_AT_429 }),
+			ok(1_000, 1_050),
+		];
+		expect(() => play(steps)).not.toThrow();
+	});
+});
