@@ -94,7 +94,7 @@ function decoderFor(headers: Record<string, unknown>): typeof decoder {
 	const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(
 		headerOf(headers, 'content-type') ?? '',
 	)?.[1];
-	if (charset === undefined) return decoder;
+	if (charset === undefined || /^utf-?8$/i.test(charset)) return decoder;
 	try {
 		return new TextDecoder(charset);
 	} catch {
