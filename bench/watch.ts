@@ -139,7 +139,7 @@ async function timed<T>(call: () => Promise<T>): Promise<T> {
  * with its database table stood in for by a map of JSON text: n8n keeps the row's value in a JSON column,
  * so each call reads and parses the whole row and writes it back serialised. The SQL itself is not timed.
  */
-function realN8nStore(): IDataDeduplicator | undefined {
+export function realN8nStore(): IDataDeduplicator | undefined {
 	const n8n = join(n8nDir, 'node_modules', 'n8n');
 	if (!existsSync(join(n8n, 'dist', 'deduplication', 'deduplication-helper.js'))) return undefined;
 	const load = createRequire(join(n8n, 'package.json'));

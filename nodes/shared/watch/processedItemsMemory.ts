@@ -279,13 +279,13 @@ class Asked {
 		if (this.asking) pushEntriesOf(this.entries, id, snapshot);
 	}
 
-	/** The companies of a block, their entries cut out of its text. */
+	/** The companies of a block the store did not hold (so it is asked), their entries cut out of its text. */
 	addBlock(blocks: Blocks, index: number, current: ReadonlyMap<string, CompanySnapshot>): void {
 		for (const id of blocks.members[index]) {
 			this.ids.push(id);
 			this.snapshots.push(current.get(id)!);
 		}
-		if (this.asking) cutEntries(this.entries, blocks.texts[index], blocks.bounds[index]);
+		cutEntries(this.entries, blocks.texts[index], blocks.bounds[index]);
 	}
 
 	/** Calls `each` for every company with what the store held (not registered: its status says all). */
