@@ -61,6 +61,9 @@ describe('the wave that ends a search from a first wave that admitted one', () =
 		// Without the step, what was admitted over the search measures, well below the step before.
 		expect(two.after).toBeLessThan(two.stepBefore * 0.9);
 		expect(one.after).toBeCloseTo(one.stepBefore, 9);
+		// Two sent alone and answered before the 429, one of the wave admitted after it: a burst of 3.
+		const three = searchUntilRefused(play(firstWave(2, 1)).state, 4);
+		expect(three.after).toBeLessThan(three.stepBefore * 0.9);
 	});
 });
 
@@ -69,6 +72,9 @@ describe('searchCeiling', () => {
 	it('where one request a second is no more than one decrease, 5% below the refused pace', () => {
 		expect(searchCeiling(pace(undefined), 20)).toBeCloseTo(WAVE_DECREASE * 20, 9);
 		expect(searchCeiling(pace(5), 100)).toBeCloseTo(WAVE_DECREASE * 100, 9);
+		// Exactly one request a second is one decrease: still 5% below, with no step to go by.
+		const exact = 1 / (1 - WAVE_DECREASE);
+		expect(searchCeiling(pace(undefined), exact)).toBeCloseTo(WAVE_DECREASE * exact, 9);
 	});
 	it('below that, the step before, at most 5% below the refused pace; nothing without a step', () => {
 		expect(searchCeiling(pace(undefined), 19)).toBe(0);
