@@ -36,11 +36,14 @@ const originOf = (url: string) => {
 
 /**
  * What a token is asked for, stored beside it (the credential's hidden Token Issued for): the origin the
- * lookups send it to, and the audience requested. A token is sent only while the credential names both.
+ * lookups send it to, the audience requested and the client it was issued to (another Client ID is another
+ * account, whose lookups must not go out on the first one's token). A token is sent only while the
+ * credential names all three.
  */
 export function tokenIssuedFor(credentials: ICredentialDataDecryptedObject): string {
 	const baseUrl = withoutTrailingSlashes(String(credentials.baseUrl));
-	return JSON.stringify([originOf(baseUrl) ?? baseUrl, audienceFor(credentials)]);
+	const clientId = String(credentials.clientId ?? '').trim();
+	return JSON.stringify([originOf(baseUrl) ?? baseUrl, audienceFor(credentials), clientId]);
 }
 
 /**

@@ -64,7 +64,11 @@ describe('withTokenForItsRegistry: a stored token goes only to the registry it w
 });
 
 describe('withTokenForItsRegistry: a token stored with what it was asked for (Token Issued for)', () => {
-	const asked = { baseUrl: 'https://api.registry.example', audience: '' };
+	const asked = {
+		baseUrl: 'https://api.registry.example',
+		audience: '',
+		clientId: 'the-test-client',
+	};
 	const stored = (accessToken: string) => ({
 		...asked,
 		accessToken,
@@ -81,6 +85,7 @@ describe('withTokenForItsRegistry: a token stored with what it was asked for (To
 		expect(withTokenForItsRegistry(stored(token)).accessToken).toBe(token);
 		expect(afterEdit(token, { baseUrl: ' https://api.registry.example// ' })).toBe(token);
 		expect(afterEdit(token, { authUrl: 'https://elsewhere.example' })).toBe(token);
+		expect(afterEdit(token, { clientId: ' the-test-client ' })).toBe(token);
 	});
 
 	it.each([
@@ -88,6 +93,8 @@ describe('withTokenForItsRegistry: a token stored with what it was asked for (To
 		['another port', { baseUrl: 'https://api.registry.example:8443' }],
 		['http for https', { baseUrl: 'http://api.registry.example' }],
 		['another Audience', { audience: 'urn:registry:api' }],
+		// Another account at the same registry: its lookups must not go out on the first account's token.
+		['another Client ID', { clientId: 'the-production-client' }],
 	])('leaves the token out after an edit to %s', (_, edit: Record<string, string>) => {
 		const opaque = 'opaque-0123456789';
 		expect(afterEdit(opaque, edit)).toBe('');
@@ -122,6 +129,7 @@ describe('withTokenForItsRegistry: a token stored with what it was asked for (To
 		expect(result).toEqual({
 			baseUrl: 'https://x.example',
 			audience: '',
+			clientId: 'the-test-client',
 			accessToken: '',
 			tokenIssuedFor: tokenIssuedFor(asked),
 		});
