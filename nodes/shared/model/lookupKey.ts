@@ -240,11 +240,17 @@ export const nonUsCountryCodes = COUNTRIES.filter((country) => country.code !== 
 );
 
 /**
- * A Country that is also a US state's name (Georgia) beside a State that is a US state: the row may be
- * the state's company, and looked up in the country's register it may match another company there.
+ * A Country that is also a US state's name (Georgia) beside a State naming that same state (GA): the row
+ * may be the state's company, and looked up in the country's register it may match another company
+ * there. Any other State is ignored, as for every country but us: the field keeps its default ('ca')
+ * where Country is an expression.
  */
 function refuseStateNamedAsCountry(country: unknown, countryCode: string, state: unknown): void {
-	if (!namesUsState(country) || typeof state !== 'string' || !stateByInput.has(simplify(state)))
+	if (
+		!namesUsState(country) ||
+		typeof state !== 'string' ||
+		stateByInput.get(simplify(state)) !== stateByInput.get(simplify(country))
+	)
 		return;
 	throw new LookupInputError(
 		`Country '${country.trim()}' with State '${state.trim()}' names the country '${countryCode}' or the United States state '${stateByInput.get(simplify(state))}'`,

@@ -9,9 +9,9 @@ import {
 // Red team: Georgia is a country (ge) and a United States state (us/ga). A sheet of US companies whose
 // Country column says "Georgia" beside a State column saying "GA" had each row looked up in the
 // register of the country Georgia, State ignored: where a Georgian company holds the same number, it
-// left by Registered as this one. A Country that is also a US state's name, beside a State that is a
-// US state, now fails its row naming both readings, with no request; Georgia with no State, or with
-// one that is no US state, is the country.
+// left by Registered as this one. A Country that is also a US state's name, beside a State naming that
+// state, now fails its row naming both readings, with no request; Georgia with no State, or with any
+// other, is the country.
 
 describe('Country Georgia beside a US State', () => {
 	let registry: ScriptedRegistry;
@@ -55,5 +55,21 @@ describe('Country Georgia beside a US State', () => {
 			[{ item: 3 }, 'us'],
 		]);
 		expect(registry.lookups).toBe(2);
+	});
+
+	// The reviewer's find: State stays visible with its default 'ca' where Country is an expression, and n8n
+	// fills that default; refusing every US state failed every Georgian row of such a sheet (and a trigger's
+	// whole poll). Only a State naming the same US state as the Country is two readings.
+	it("looks Georgia up as the country beside the State field's default, or another state", async () => {
+		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const { registered, errors } = await runRows(
+			engine,
+			[{ country: 'Georgia', companyId: '0123456' }],
+			{ onError: 'continueErrorOutput', parameters: { state: 'ca' } },
+		);
+		expect(errors).toEqual([]);
+		expect(
+			registered.map((item) => (item.json.lookup as { countryCode: string }).countryCode),
+		).toEqual(['ge']);
 	});
 });
