@@ -145,15 +145,16 @@ export function describeFailure(
 					description: `${about}. If the registry is slow, raise the Request Timeout (Seconds) option.`,
 				};
 			}
-			// Node's HTTP parser refused what came back: the registry was reached, and its answer is the problem.
+			// Node's HTTP parser refused what came back: something answered, and its answer is the problem. Not
+			// well-formed HTTP is also what a Base URL whose port leads to another service (mail, a database) gets.
 			if (failure.code.startsWith('HPE_'))
 				return {
 					message: `The registry's answer could not be read as HTTP${tries(failure.attempts)}`,
 					description: `${about}: ${
 						failure.code === 'HPE_HEADER_OVERFLOW'
-							? 'its headers are larger than Node.js accepts (16 KB unless n8n is started with --max-http-header-size)'
-							: 'it is not well-formed HTTP'
-					} (${safe(failure.code)}). The registry, or something between it and n8n, sent it; check with its operator.`,
+							? 'its headers are larger than Node.js accepts (16 KB unless n8n is started with --max-http-header-size). The registry, or something between it and n8n, sent them; check with its operator.'
+							: `it is not well-formed HTTP (${safe(failure.code)}). Check that the credential's Base URL names the registry's scheme and port (a port of another service answers this way); if it does, the registry or something between it and n8n sent it: check with its operator.`
+					}`,
 				};
 			// The network code goes in the description: n8n replaces messages that contain one.
 			return {
@@ -193,7 +194,7 @@ export function describeFailure(
 			if (failure.code.startsWith('Content-Encoding '))
 				return {
 					message: `The registry's answer is in a Content-Encoding the node cannot read (HTTP ${failure.status})`,
-					description: `${about}. Its ${safe(failure.code)} is not one gzip, br or deflate, which the node reads; nothing of it was passed on.`,
+					description: `${about}. Its ${safe(failure.code)} is not one coding n8n's HTTP client decodes (gzip, br or deflate, and zstd on Node.js 22.15 and later); nothing of it was passed on.`,
 				};
 			return {
 				message: `The registry's answer could not be decompressed: it is not in the Content-Encoding it names (HTTP ${failure.status})`,

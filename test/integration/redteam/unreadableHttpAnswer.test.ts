@@ -29,15 +29,18 @@ describe('a registry whose answer is not readable HTTP', () => {
 		},
 	);
 
+	// A huge header is the registry's; a broken line may also be a Base URL whose port is another service's
+	// (the reviewer's find: an SSH or SMTP banner gives the same parser error), so only that one names it.
 	it.each([
 		[
 			'huge header' as const,
-			'its headers are larger than Node.js accepts (16 KB unless n8n is started with --max-http-header-size) (HPE_HEADER_OVERFLOW)',
+			'its headers are larger than Node.js accepts (16 KB unless n8n is started with --max-http-header-size).',
+			false,
 		],
-		['broken header line' as const, 'it is not well-formed HTTP (HPE_'],
+		['broken header line' as const, 'it is not well-formed HTTP (HPE_', true],
 	])(
 		'%s: each row fails saying the answer could not be read, not that the registry was not reached',
-		async (kind, why) => {
+		async (kind, why, namesBaseUrl) => {
 			answer = kind;
 			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
 			const { registered, notRegistered, errors } = await runRows(
@@ -56,7 +59,9 @@ describe('a registry whose answer is not readable HTTP', () => {
 			for (const item of errors) {
 				const { description } = item.json.details as { description: string };
 				expect(description).toContain(why);
-				expect(description).not.toMatch(/Base URL/);
+				expect(/Base URL names the registry's scheme and port/.test(description)).toBe(
+					namesBaseUrl,
+				);
 			}
 		},
 	);
