@@ -263,8 +263,12 @@ async function checkWatchlist(
 			context.getNode(),
 			`No company could be checked within the time n8n gives a poll (${Math.round((budgetMs ?? 0) / 1000)} s)`,
 			{
-				description:
-					'The registry answered too slowly, or asked to wait longer than that. The next poll tries again; nothing was forgotten.',
+				// The company it started with had the whole poll (one lookup at a time, a list of one): named.
+				description: `The registry answered too slowly, or asked to wait longer than that.${
+					straggler?.key
+						? ` The lookup of company ${straggler.itemIndex + 1} of the list (${straggler.key.countryCode}/${straggler.key.companyId}) had the whole poll and did not finish.`
+						: ''
+				} The next poll tries again; nothing was forgotten.`,
 			},
 		);
 	const now = new Date(clock.now());
@@ -325,11 +329,11 @@ function outlastedBudget(
 		cause: 'no-response',
 		error: new NodeOperationError(
 			context.getNode(),
-			`The registry did not answer this company's lookup within the time n8n gives a poll (${seconds} s)`,
+			`This company's lookup did not finish within the time n8n gives a poll (${seconds} s)`,
 			{
 				itemIndex: row.itemIndex,
 				description:
-					'It had the whole poll and got no answer (a registry that holds this company, a long Retry-After, a Request Timeout near that time). Its last known state is kept; the next polls try again.',
+					'It had the whole poll: the registry did not answer it in time, or asked to wait (Retry-After) or failed and was retried past that time. Its last known state is kept; the next polls try again.',
 			},
 		),
 	};

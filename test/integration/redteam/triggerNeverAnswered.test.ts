@@ -111,8 +111,7 @@ describe('Company Registry Trigger, a company whose lookup is never answered wit
 			event: 'checkFailed',
 			error: {
 				kind: 'no-response',
-				message:
-					"The registry did not answer this company's lookup within the time n8n gives a poll (36 s)",
+				message: "This company's lookup did not finish within the time n8n gives a poll (36 s)",
 			},
 			lookup: { countryCode: 'de', companyId: HELD },
 			lastCheckedOn: new Date().toISOString().slice(0, 10),

@@ -115,6 +115,10 @@ describe('Company Registry Trigger, a company whose lookup outlasts every pollâ€
 				);
 			} catch (error) {
 				expect((error as Error).message).toMatch(/^No company could be checked/);
+				// Named, as it had the whole poll (the reviewer's find: the poll said nothing of it).
+				expect((error as { description?: string }).description).toContain(
+					`(de/${STRAGGLER}) had the whole poll and did not finish`,
+				);
 				return [];
 			}
 		};
