@@ -174,3 +174,43 @@ describe('company record check, at its limits (issue 27: each limit seen from bo
 		});
 	});
 });
+
+// A gateway's or another API's shapes around a record (red team: a record under `data`, a list of one):
+// the problem says where the record is, not that its first field is missing.
+describe('company record check, a record wrapped', () => {
+	it.each([
+		[
+			[registered],
+			'the response body is not a JSON object but a list of 1: a lookup answers one company record (section 2.1)',
+		],
+		[
+			[1, unregistered],
+			'the response body is not a JSON object but a list of 2: a lookup answers one company record (section 2.1)',
+		],
+		[
+			{ data: registered },
+			"the record is under field 'data', not at the top level of the answer (section 2.1)",
+		],
+		[
+			{ meta: null, page: [registered], result: unregistered },
+			"the record is under field 'result', not at the top level of the answer (section 2.1)",
+		],
+	])('%p', (body, problem) => {
+		expect(checkCompanyRecord(body)).toEqual({ valid: false, problem });
+	});
+
+	it.each([
+		[null, 'the response body is not a JSON object: null'],
+		[undefined, 'the response body is not a JSON object: undefined'],
+		['isRegistered', 'the response body is not a JSON object: "isRegistered"'],
+		[[[registered]], `the response body is not a JSON object: ${JSON.stringify([[registered]])}`],
+		[{ data: {} }, "field 'isRegistered' is missing: expected true or false"],
+	])('what holds no record is said as before: %p', (body, problem) => {
+		expect(checkCompanyRecord(body)).toEqual({ valid: false, problem });
+	});
+
+	it('a record with a field of its own that looks like a record is the record', () => {
+		const record = { ...registered, parent: { isRegistered: true } };
+		expect(checkCompanyRecord(record)).toEqual({ valid: true, record });
+	});
+});

@@ -3,6 +3,7 @@ import {
 	lookupKeyId,
 	normalizeCountry,
 	normalizeUsState,
+	readsState,
 	toLookupKey,
 } from '../../../nodes/shared/model/lookupKey';
 
@@ -181,5 +182,66 @@ describe('lookup key, at the edges', () => {
 			{ countryCode: 'usc', companyId: 'aX' },
 		].map(lookupKeyId);
 		expect(new Set(ids).size).toBe(ids.length);
+	});
+});
+
+// A Country that is also a US state's name (Georgia) beside a State naming that state (red team): the
+// row may be the state's company, so it is refused, naming both readings; any other State, and a State
+// beside any other country, is not read.
+describe('lookup key, a country named as a US state', () => {
+	it('refuses Georgia beside the state Georgia, naming both readings, the values trimmed', () => {
+		expect(refusal({ country: ' Georgia ', companyId: '1', state: ' GA ' })).toEqual({
+			message:
+				"Country 'Georgia' with State 'GA' names the country 'ge' or the United States state 'ga'",
+			accepted: "Country 'ge' (and no State) for the country, or Country 'us' for the state",
+		});
+		expect(refusal({ country: 'georgia', companyId: '1', state: 'US-GA' }).message).toBe(
+			"Country 'georgia' with State 'US-GA' names the country 'ge' or the United States state 'ga'",
+		);
+	});
+
+	it.each([
+		['Georgia without a State', { country: 'Georgia', companyId: '1' }, 'ge'],
+		[
+			'Georgia with a State that is no US state',
+			{ country: 'Georgia', companyId: '1', state: 'Tbilisi' },
+			'ge',
+		],
+		// The State field's default ('ca') where Country is an expression: another state is no second reading.
+		[
+			'Georgia beside another US state',
+			{ country: 'Georgia', companyId: '1', state: ' California ' },
+			'ge',
+		],
+		[
+			'Georgia with a State that is a number',
+			{ country: 'Georgia', companyId: '1', state: 6 },
+			'ge',
+		],
+		[
+			'a code that is also a state code, beside a state',
+			{ country: 'de', companyId: '1', state: 'ca' },
+			'de',
+		],
+		['Germany beside a state', { country: 'Germany', companyId: '1', state: 'California' }, 'de'],
+		['Georgia by its code beside a state', { country: 'ge', companyId: '1', state: 'ca' }, 'ge'],
+	])('%s: looked up in the country, the State not read', (_label, fields, countryCode) => {
+		expect(toLookupKey(fields)).toEqual({ countryCode, companyId: '1' });
+	});
+
+	it.each([
+		['us', true],
+		['United States', true],
+		['Georgia', true],
+		[' georgia ', true],
+		['ge', false],
+		['de', false],
+		['Germany', false],
+	])('reads the State beside Country %p: %p', (country, reads) => {
+		expect(readsState(country)).toBe(reads);
+	});
+
+	it('refuses an unknown country as the key does', () => {
+		expect(() => readsState('Atlantis')).toThrow("Unknown country 'Atlantis'");
 	});
 });

@@ -348,6 +348,62 @@ describe('registry error texts, whole', () => {
 			},
 		],
 		[
+			'an answer whose headers Node refused as too large',
+			{ kind: 'no-response', reason: 'network', code: 'HPE_HEADER_OVERFLOW', attempts: 2 },
+			null,
+			{
+				message: "The registry's answer could not be read as HTTP (tried 2 times)",
+				description:
+					'Lookup of us/C123 (state ca): its headers are larger than Node.js accepts (16 KB unless n8n is started with --max-http-header-size). The registry, or something between it and n8n, sent them; check with its operator.',
+			},
+		],
+		[
+			'an answer that is not well-formed HTTP, its code with a secret',
+			{
+				kind: 'no-response',
+				reason: 'network',
+				code: 'HPE_INVALID_HEADER_TOKEN s3cret',
+				attempts: 1,
+			},
+			null,
+			{
+				message: "The registry's answer could not be read as HTTP",
+				description:
+					"Lookup of us/C123 (state ca): it is not well-formed HTTP (HPE_INVALID_HEADER_TOKEN [redacted]). Check that the credential's Base URL names the registry's scheme and port (a port of another service answers this way); if it does, the registry or something between it and n8n sent it: check with its operator.",
+			},
+		],
+		[
+			'a network code that names HPE_ only inside it',
+			{ kind: 'no-response', reason: 'network', code: 'E_HPE_', attempts: 1 },
+			null,
+			{
+				message: 'Could not reach the Company Registry at https://api.example.test',
+				description:
+					"Lookup of us/C123 (state ca) got no answer (E_HPE_). Check the credential's Base URL and the network between n8n and the registry.",
+			},
+		],
+		[
+			'an answer in a Content-Encoding the node does not read',
+			{ kind: 'undecodable', status: 200, code: 'Content-Encoding gzip, s3cret' },
+			null,
+			{
+				message: "The registry's answer is in a Content-Encoding the node cannot read (HTTP 200)",
+				description:
+					"Lookup of us/C123 (state ca). Its Content-Encoding gzip, [redacted] is not one coding n8n's HTTP client decodes (gzip, br or deflate, and zstd on Node.js 22.15 and later); nothing of it was passed on.",
+			},
+		],
+		[
+			'an answer not in the Content-Encoding it names',
+			{ kind: 'undecodable', status: 200, code: 'Z_DATA_ERROR Content-Encoding ' },
+			null,
+			{
+				message:
+					"The registry's answer could not be decompressed: it is not in the Content-Encoding it names (HTTP 200)",
+				description:
+					'Lookup of us/C123 (state ca). The registry, or something between it and n8n, labelled its answer gzip, br or deflate and it was not (Z_DATA_ERROR Content-Encoding ); nothing of it was passed on.',
+			},
+		],
+		[
 			'429, asked for no longer than the wait',
 			{ kind: 'rate-limited', waitedMs: 10000, retryAfterMs: 10000 },
 			null,
