@@ -103,6 +103,7 @@ export const TARGETS = {
 		'test/unit/transport/rateController.test.ts',
 		'test/unit/transport/rateControl/count.edges.test.ts',
 		'test/unit/transport/rateControl/workersQuotaCount.test.ts',
+		'test/unit/transport/rateControl/othersSpend.test.ts',
 	],
 	'nodes/shared/transport/rateControl/window.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
