@@ -5,6 +5,16 @@ import {
 	recordRemaining,
 	type CountState,
 } from '../../../../nodes/shared/transport/rateControl/count';
+import { MIN_ANSWERS_FOR_RATE } from '../../../../nodes/shared/transport/rateControl/constants';
+import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
+import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
+import { ok, play, refused, send, type Step } from './story';
+
+const rateOf = (state: ControlState, now: number) => {
+	const limit = limitOf(state, now);
+	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
+	return limit.rate;
+};
 
 // count.ts `othersSpend` at its edges, through the count's own functions: a quota's count (refused with
 // plenty left) that fell over the counts kept by more than twice our own answers is spent by others too.
@@ -54,5 +64,51 @@ describe("a quota's count that others spend (count.ts othersSpend)", () => {
 		const count = noCount();
 		countRefused(count, 1_000, 3_990);
 		expect(othersSpend(count)).toBe(false);
+	});
+});
+
+describe('a quota that others spend: the pace probes by time', () => {
+	/**
+	 * pace.edges' floor story (fewer than MIN_ANSWERS_FOR_RATE admitted, a 429, twenty admitted, a wave:
+	 * a pace that climbs back to the wave's rate and no further) where every answer tells an hour's quota
+	 * and both 429s say far more of it is left: the 429s are a per-second limit's. The quota falls by
+	 * `fall` an answer. The rates of the pace over 45 more admissions, 200 lookups still to send.
+	 */
+	function ratesAfterWaves(fall: number): number[] {
+		let remaining = 4_000;
+		const told = () => ({ remaining: (remaining -= fall) });
+		const steps: Step[] = [];
+		for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
+			steps.push(send(1_000 + 10 * index));
+		for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
+			steps.push(ok(1_000 + 10 * index, 1_050 + 10 * index, told()));
+		steps.push(send(1_100), refused(1_100, 1_150, { retryAfterMs: 1_000, remaining }));
+		for (let index = 0; index < 20; index++) {
+			const at = 3_000 + 50 * index;
+			steps.push(send(at), ok(at, at + 10, told()));
+		}
+		steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
+		let state = play(steps).state;
+		let at = 4_100;
+		const rates = [rateOf(state, at)];
+		for (let index = 0; index < 45; index++) {
+			state = play([send(at), ok(at, at + 10, told(), 200)], state).state;
+			at += 20;
+			rates.push(rateOf(state, at));
+		}
+		return rates;
+	}
+
+	it('counting down by one an answer (one process): back to the wave, then no probing beyond it', () => {
+		const rates = ratesAfterWaves(1);
+		const settled = rates[rates.length - 1];
+		expect(rates.slice(-4)).toEqual([settled, settled, settled, settled]);
+	});
+
+	it('falling by three an answer (others spend it too): it goes on climbing', () => {
+		const rates = ratesAfterWaves(3);
+		for (let index = 1; index < rates.length; index++)
+			expect(rates[index]).toBeGreaterThan(rates[index - 1]);
+		expect(rates[rates.length - 1]).toBeGreaterThan(ratesAfterWaves(1)[rates.length - 1]);
 	});
 });
