@@ -56,6 +56,30 @@ describe("a quota's count that others spend (count.ts othersSpend)", () => {
 		expect(othersSpend(toldAfter(asQuota(toldOnce()), 4, 4_000))).toBe(false);
 	});
 
+	it('our requests in flight when the count was told are ours: three sent at once, the last answered first', () => {
+		// One process: after the count told 4,000, three requests leave together; the registry counts all
+		// three, and the answer that comes first is the last one's (3,997), with two of ours still out.
+		const count = asQuota(toldOnce());
+		recordRemaining(count, {
+			now: 1_500,
+			sentAt: 1_202,
+			remaining: 3_997,
+			answered: 2,
+			inFlight: 2,
+		});
+		expect(othersSpend(count)).toBe(false);
+		// A fall beyond twice all of ours, answered or not, is others'.
+		const spent = asQuota(toldOnce());
+		recordRemaining(spent, {
+			now: 1_500,
+			sentAt: 1_202,
+			remaining: 3_993,
+			answered: 2,
+			inFlight: 2,
+		});
+		expect(othersSpend(spent)).toBe(true);
+	});
+
 	it('a count that was never taken for a quota says nothing of others, however fast it fell', () => {
 		expect(othersSpend(toldAfter(toldOnce(), 4, 4_000 - 100))).toBe(false);
 	});
