@@ -30,10 +30,7 @@ export interface CountState {
 	 * pace per second as a pace's lower bound does (pace.ts). Undefined once the count falls below its peak.
 	 */
 	probeIntervalMs: number | undefined;
-	/**
-	 * Counts over the last REFILL_WINDOW_MS, with how many answers had come by then, and how many of our
-	 * requests the registry may have counted by then (those answered and those still in flight).
-	 */
+	/** Counts over the last REFILL_WINDOW_MS, with our answers, and ours answered or in flight, by then. */
 	samples: Log<{ at: number; remaining: number; answered: number; ours: number }>;
 	/** The highest count seen. */
 	peak: number;
