@@ -98,7 +98,7 @@ describe('a quota that others spend: the pace probes by time', () => {
 	 * and both 429s say far more of it is left: the 429s are a per-second limit's. The quota falls by
 	 * `fall` an answer. The rates of the pace over 45 more admissions, 200 lookups still to send.
 	 */
-	function ratesAfterWaves(fall: number): number[] {
+	function ratesAfterWaves(fall: number, together = 1): number[] {
 		let remaining = 4_000;
 		const told = () => ({ remaining: (remaining -= fall) });
 		const steps: Step[] = [];
@@ -114,6 +114,18 @@ describe('a quota that others spend: the pace probes by time', () => {
 		steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
 		let state = play(steps).state;
 		let at = 4_100;
+		if (together > 1) {
+			// A quiet spell longer than the counts kept, then `together` sent at once, the last answered first.
+			const counts = Array.from({ length: together }, told).reverse();
+			state = play(
+				[
+					...counts.map(() => send(8_000)),
+					...counts.map((count, index) => ok(8_000, 8_050 + index, count, 200)),
+				],
+				state,
+			).state;
+			at = 8_100;
+		}
 		const rates = [rateOf(state, at)];
 		for (let index = 0; index < 45; index++) {
 			state = play([send(at), ok(at, at + 10, told(), 200)], state).state;
@@ -127,6 +139,13 @@ describe('a quota that others spend: the pace probes by time', () => {
 		const rates = ratesAfterWaves(1);
 		const settled = rates[rates.length - 1];
 		expect(rates.slice(-4)).toEqual([settled, settled, settled, settled]);
+	});
+
+	it('three sent at once after a quiet spell, the last answered first (one process): no probing beyond the wave either', () => {
+		const rates = ratesAfterWaves(1, 3);
+		const settled = rates[rates.length - 1];
+		expect(rates.slice(-4)).toEqual([settled, settled, settled, settled]);
+		expect(settled).toBe(ratesAfterWaves(1)[rates.length - 1]);
 	});
 
 	it('falling by three an answer (others spend it too): it goes on climbing', () => {
