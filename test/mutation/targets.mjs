@@ -102,7 +102,9 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.test.ts',
 		'test/unit/transport/rateController.test.ts',
 		'test/unit/transport/rateControl/count.edges.test.ts',
-		'test/unit/transport/rateControl/workersQuotaCount.test.ts',
+		// othersSpend at its edges and the pace it marks shared, at unit speed (workersQuotaCount runs three
+		// workers on the sim: seconds a mutant).
+		'test/unit/transport/rateControl/othersSpend.test.ts',
 	],
 	'nodes/shared/transport/rateControl/window.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
@@ -123,6 +125,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/burstBucketSearch.edges.test.ts',
 		// The wave that ends a search from a first wave that admitted one.
 		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
+		// A quota others spend: the pace probes by time (pace.shared).
+		'test/unit/transport/rateControl/othersSpend.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,

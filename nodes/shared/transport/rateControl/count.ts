@@ -30,8 +30,8 @@ export interface CountState {
 	 * pace per second as a pace's lower bound does (pace.ts). Undefined once the count falls below its peak.
 	 */
 	probeIntervalMs: number | undefined;
-	/** Counts over the last REFILL_WINDOW_MS, with how many answers had come by then. */
-	samples: Log<{ at: number; remaining: number; answered: number }>;
+	/** Counts over the last REFILL_WINDOW_MS, with our answers, and ours answered or in flight, by then. */
+	samples: Log<{ at: number; remaining: number; answered: number; ours: number }>;
 	/** The highest count seen. */
 	peak: number;
 	isQuota: boolean;
@@ -113,7 +113,7 @@ export function recordRemaining(
 	// Requests still in flight were sent before this answer and will spend from this budget.
 	count.startedSinceRemaining = told.inFlight;
 	count.samples = trim(
-		append(count.samples, { at: now, remaining, answered }),
+		append(count.samples, { at: now, remaining, answered, ours: answered + told.inFlight }),
 		({ at }) => now - at > REFILL_WINDOW_MS,
 		2,
 	);
@@ -137,14 +137,16 @@ export function countIntervalMs(count: CountState): number {
 }
 
 /**
- * A quota's count (it refills only at its reset) that fell by more than twice our own answers over the
+ * A quota's count (it refills only at its reset) that fell by more than twice our own requests over the
  * counts kept: every admission of anybody spending the same credential is counted there, so others
- * spend this limit too (queue-mode workers sharing a client id).
+ * spend this limit too (queue-mode workers sharing a client id). Ours are those answered since the first
+ * count and those in flight at the last: answers overtake each other, and one process's requests sent
+ * together may tell the last one's count first (three at once: a fall of 3 on one answer).
  */
 export function othersSpend(count: CountState): boolean {
 	// A quota may be told on a 429 before any answer told a count: nothing to compare yet.
 	if (!count.isQuota || logSize(count.samples) === 0) return false;
 	const first = oldest(count.samples);
 	const last = count.samples.items[count.samples.to - 1];
-	return first.remaining - last.remaining > 2 * (last.answered - first.answered);
+	return first.remaining - last.remaining > 2 * (last.ours - first.answered);
 }
