@@ -26,7 +26,7 @@ import { detectChanges } from '../shared/watch/detector';
 import { realClock, type Clock } from '../shared/transport/wait';
 import { checkFailedItemJson, failedChecksToReport } from '../shared/watch/failedChecks';
 import { StaticDataMemory } from '../shared/watch/memory';
-import { budgetedPoll, pollBudgetMs } from './pollBudget';
+import { budgetedPoll, outlastedBudget, pollBudgetMs } from './pollBudget';
 import { isFirstPollOn, quietPollResult } from './pollSave';
 import { FIRST_SEEN, changeItemJson, watchKey } from '../shared/watch/snapshot';
 
@@ -313,30 +313,6 @@ async function checkWatchlist(
 	].sort((a, b) => a.itemIndex - b.itemIndex);
 	if (items.length === 0) return quietPollResult(firstSightings, firstPollOn);
 	return [items.map(({ json }) => ({ json: json as IDataObject }))];
-}
-
-/** The failed check of a company whose lookup the budget stopped after it had the whole poll. */
-function outlastedBudget(
-	context: IPollFunctions,
-	row: CompanyRow,
-	budgetMs: number | undefined,
-): Extract<CompanyRow, { kind: 'failed' }> {
-	const seconds = Math.round((budgetMs ?? 0) / 1000);
-	return {
-		kind: 'failed',
-		itemIndex: row.itemIndex,
-		key: row.key,
-		cause: 'no-response',
-		error: new NodeOperationError(
-			context.getNode(),
-			`This company's lookup did not finish within the time n8n gives a poll (${seconds} s)`,
-			{
-				itemIndex: row.itemIndex,
-				description:
-					'It had the whole poll: the registry did not answer it in time, or asked to wait (Retry-After) or failed and was retried past that time. Its last known state is kept; the next polls try again.',
-			},
-		),
-	};
 }
 
 /**

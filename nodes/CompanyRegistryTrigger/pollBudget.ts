@@ -1,5 +1,6 @@
-import type { IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IPollFunctions } from 'n8n-workflow';
 
+import type { CompanyRow } from '../shared/lookupPipeline';
 import type { Clock } from '../shared/transport/wait';
 
 /** The share of n8n's budget spent on lookups: the rest is for comparing, saving and handing over. */
@@ -77,5 +78,29 @@ export function budgetedPoll(
 			return stop.aborted;
 		},
 		end: () => ended.abort(),
+	};
+}
+
+/** The failed check of a company whose lookup the budget stopped after it had the whole poll. */
+export function outlastedBudget(
+	context: IPollFunctions,
+	row: CompanyRow,
+	budgetMs: number | undefined,
+): Extract<CompanyRow, { kind: 'failed' }> {
+	const seconds = Math.round((budgetMs ?? 0) / 1000);
+	return {
+		kind: 'failed',
+		itemIndex: row.itemIndex,
+		key: row.key,
+		cause: 'no-response',
+		error: new NodeOperationError(
+			context.getNode(),
+			`This company's lookup did not finish within the time n8n gives a poll (${seconds} s)`,
+			{
+				itemIndex: row.itemIndex,
+				description:
+					'It had the whole poll: the registry did not answer it in time, or asked to wait (Retry-After) or failed and was retried past that time. Its last known state is kept; the next polls try again.',
+			},
+		),
 	};
 }
