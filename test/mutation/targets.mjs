@@ -21,6 +21,16 @@ const STATE_STORIES = [
 	'test/unit/transport/rateControl/state.test.ts',
 	'test/unit/transport/rateControl/controller.test.ts',
 ];
+// The window: its starts and answers (window.ts), its state (windowState.ts), its resets
+// (windowReset.ts) and the sliding log taken for one (slidingLog.ts), one module until the transport's
+// cap of lines split it; each part against the tests the whole had.
+const WINDOW_TESTS = [
+	'test/unit/transport/rateControl/transitions.test.ts',
+	'test/unit/transport/rateController.test.ts',
+	'test/unit/transport/rateControl/window.edges.test.ts',
+	// A log's reset and room: the lead's window, ours still in the log.
+	'test/unit/transport/rateControl/window.log.test.ts',
+];
 
 export const TARGETS = {
 	'nodes/shared/model/companyRecord.ts': [
@@ -106,13 +116,10 @@ export const TARGETS = {
 		// workers on the sim: seconds a mutant).
 		'test/unit/transport/rateControl/othersSpend.test.ts',
 	],
-	'nodes/shared/transport/rateControl/window.ts': [
-		'test/unit/transport/rateControl/transitions.test.ts',
-		'test/unit/transport/rateController.test.ts',
-		'test/unit/transport/rateControl/window.edges.test.ts',
-		// A log's reset and room: the lead's window, ours still in the log.
-		'test/unit/transport/rateControl/window.log.test.ts',
-	],
+	'nodes/shared/transport/rateControl/window.ts': WINDOW_TESTS,
+	'nodes/shared/transport/rateControl/windowState.ts': WINDOW_TESTS,
+	'nodes/shared/transport/rateControl/windowReset.ts': WINDOW_TESTS,
+	'nodes/shared/transport/rateControl/slidingLog.ts': WINDOW_TESTS,
 	'nodes/shared/transport/rateControl/pace.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',
 		'test/unit/transport/rateController.test.ts',

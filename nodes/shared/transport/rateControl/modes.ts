@@ -1,7 +1,9 @@
 import { budgetLeft, countIntervalMs } from './count';
 import { creditDue, pacedStart, startOnCredit } from './pace';
 import type { ControlState } from './state';
-import { copyWindow, resetDue, waitingForReset, windowNextStart, type WindowState } from './window';
+import { waitingForReset, windowNextStart } from './window';
+import { resetDue } from './windowReset';
+import { copyWindow, type WindowState } from './windowState';
 
 /**
  * What governs the next start, in the registry's words. The first that applies, in this order:

@@ -24,7 +24,8 @@ import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave, searchCeiling, untoldStormPauseMs } from './pace';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
-import { earliestReset, suspectWindow } from './window';
+import { earliestReset } from './windowReset';
+import { suspectWindow } from './windowState';
 import { inStep, nothingAdmitted, nothingAdmittedSince } from './workers';
 
 /**

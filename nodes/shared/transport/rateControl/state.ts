@@ -3,7 +3,7 @@ import { copyCount, noCount, type CountState } from './count';
 import { emptyLog, type Log } from './log';
 import { unknownPace, type PaceState } from './pace';
 import type { RequestReport } from './types';
-import { copyWindow, type WindowState } from './window';
+import { copyWindow, type WindowState } from './windowState';
 
 /**
  * All a controller knows of its registry, as plain data: what it was told (the count, a window's reset),

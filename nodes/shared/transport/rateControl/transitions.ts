@@ -11,7 +11,8 @@ import { catchUpCredit, climb, firstWaveAnswered, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
 import { copyState, type ControlState } from './state';
 import type { RequestReport } from './types';
-import { earliestReset, windowAnswered, windowStarted } from './window';
+import { windowAnswered, windowStarted } from './window';
+import { earliestReset } from './windowReset';
 
 /** What happens to a controller: a request leaves, or its try ends in one of three ways. */
 export type ControlEvent =

@@ -1,0 +1,74 @@
+import { RESET_RESOLUTION_MS } from './headers/reading';
+import type { RequestReport } from './types';
+import type { WindowState } from './windowState';
+
+// A sliding log taken for a window: when its oldest request leaves (its next reset) and when it has room,
+// reckoned from our own requests and what the first request after a reset was told.
+
+/**
+ * A log's next reset from its first request's answer: when the oldest request it holds leaves, one
+ * window after that request reached the registry (at most a round trip, the lead's, after it left).
+ * Found empty, the lead is that oldest and tells the window: in seconds its reset, told as a time
+ * (Unix seconds) the whole seconds short of it (rounded up to the registry clock's second, the reset
+ * holds the part of a second the request arrived in; windows are whole seconds as registries state
+ * them). Found holding others, those are ours of the last windows (what a log holds), the oldest of
+ * the most recent as many. Either way the reset told is rounded up, up to a second late: the lead sent
+ * at it reaches the registry just past a whole second, its own reset is told a second late again,
+ * every window (bench:sim s272: one 1 s window in 2 s). A fixed window on the clock's seconds is no
+ * such log: the refusal of the lead sent ahead shows it (windowAnswered).
+ */
+export function leadReset(
+	window: WindowState,
+	report: RequestReport,
+	now: number,
+): number | undefined {
+	if (
+		window.resetsAsTold ||
+		report.resetMs === undefined ||
+		report.limit === undefined ||
+		report.remaining === undefined
+	)
+		return undefined;
+	window.roundTripMs = now - report.sentAt;
+	const others = report.limit - 1 - report.remaining;
+	if (others === 0) {
+		const windowMs = toldWindowMs(report.resetMs, report.resetToldAsTime === true);
+		window.windowMs = windowMs;
+		// Found empty, though ours went less than a window before it: those left at a reset, not one by
+		// one (a fixed window, as a lead alone after others stopped finds it): no log.
+		if (
+			windowMs !== undefined &&
+			window.previousStarts.some((start) => start > report.sentAt - windowMs + window.roundTripMs)
+		)
+			window.keepsRequests = false;
+	} else window.keepsRequests = true;
+	const oldest =
+		others === 0 ? report.sentAt : window.previousStarts[window.previousStarts.length - others];
+	return window.windowMs === undefined || oldest === undefined
+		? undefined
+		: oldest + window.windowMs + window.roundTripMs;
+}
+
+/** A log's length from the reset its lead was told, where the lead found it empty. */
+function toldWindowMs(resetMs: number, asTime: boolean): number | undefined {
+	const windowMs = asTime
+		? (Math.ceil(resetMs / RESET_RESOLUTION_MS) - 1) * RESET_RESOLUTION_MS
+		: resetMs;
+	return windowMs >= RESET_RESOLUTION_MS ? windowMs : undefined;
+}
+
+/**
+ * When a log of a known length holding our last `limit` requests has room again: once the one `limit`
+ * back has left it, a window after it reached the registry (0 where unknown, fewer were sent, or the
+ * answers show no log: a fixed window's budget comes back whole at its reset, whenever ours went). The
+ * lead alone, the others a round trip later: a reset's first request found those still in the log
+ * (bench:sim s169, 7 a second: 8 requests in 2 s).
+ */
+export function logRoom(window: WindowState): number {
+	const log = window.keepsRequests || (window.drains && !window.refills);
+	const sent = [...window.previousStarts, ...window.starts];
+	const back = sent.length - (window.limit ?? Number.POSITIVE_INFINITY);
+	return !log || window.windowMs === undefined || back < 0
+		? 0
+		: sent[back] + window.windowMs + window.roundTripMs;
+}
