@@ -25,7 +25,7 @@ export const ADMITTED_SPAN_MS = 1_000;
 export const ADMITTED_SPAN_MAX_MS = 5_000;
 /** Answers the span should hold at a slow pace: a few answers more or less would swing the figure. */
 export const ADMITTED_SPAN_ANSWERS = 20;
-/** Waves of 429s closer together than this are one spell of congestion. */
+/** Waves of 429s no further apart than this are one spell of congestion. */
 export const CONGESTION_SPELL_MS = 1_000;
 /** The first request after a window's reset refused (the reset reckoned early): nobody sends this long, doubling in a row. */
 export const EARLY_RESET_HOLD_MS = 25;

@@ -44,7 +44,7 @@ export interface ControlState {
 	recentEvents: number[];
 	/** 429 waves since the last admission, however far apart. */
 	wavesInRow: number;
-	/** When the current spell of congestion (waves less than CONGESTION_SPELL_MS apart) began. */
+	/** When the current spell of congestion (waves at most CONGESTION_SPELL_MS apart) began. */
 	congestionSince: number;
 	lastCongestionAt: number;
 	lastBurstAt: number;

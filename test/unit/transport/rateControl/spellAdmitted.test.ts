@@ -1,6 +1,7 @@
+import { CONGESTION_SPELL_MS } from '../../../../nodes/shared/transport/rateControl/constants';
 import { modeOf } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { admitted, play, refused, send, type Step } from './story';
+import { admitted, noAnswer, ok, play, refused, send, type Step } from './story';
 
 // What a wave reads the registry admitted, deep into a long spell of congestion (waves less than a
 // second apart for many seconds: queue-mode workers sharing one limit live in such spells), story by
@@ -48,5 +49,44 @@ describe('a long spell of waves', () => {
 		const late = waves.filter(({ at }) => at > waves[0].at + 8_000);
 		expect(late.length).toBeGreaterThan(5);
 		for (const { rate } of late) expect(rate).toBeGreaterThan(0.95 * settled);
+	});
+});
+
+/**
+ * Paced after the first limit, then at 3,500 a wave (the spell begins), with 18 requests sent in the
+ * 20 ms before it and admitted after it; from then one request every 20 ms, one in three admitted (the
+ * others unanswered), and the next wave `gap` ms after the first. Returns the pace after that wave.
+ */
+function paceAfterSecondWave(gap: number): number {
+	const spellBegins = 3_500;
+	const spell = Array.from({ length: Math.floor((gap - 60) / 20) + 1 }, (_, index) => ({
+		at: spellBegins + 20 + 20 * index,
+		admitted: index % 3 === 0,
+	}));
+	const steps: Step[] = [
+		// Sending faster than the pace: no credit saved up, so no wave is blamed on a burst.
+		...admitted(2_200, 64, {}, 20, 30),
+		send(spellBegins - 20),
+		refused(spellBegins - 20, spellBegins, { retryAfterMs: 100 }),
+		...admitted(spellBegins - 19, 18, {}, 1, 30),
+		...spell.flatMap(({ at, admitted }) => [
+			send(at),
+			admitted ? ok(at, at + 20) : noAnswer(at, at + 20),
+		]),
+		send(spellBegins + gap - 20),
+		refused(spellBegins + gap - 20, spellBegins + gap, { retryAfterMs: 100 }),
+	].sort((a, b) => a.at - b.at);
+	return rateOf(play(steps, play(firstLimit).state).state);
+}
+
+describe('the edge of a spell', () => {
+	it('a wave exactly CONGESTION_SPELL_MS after the last is of its spell: it reads what was sent since the spell began', () => {
+		const atEdge = paceAfterSecondWave(CONGESTION_SPELL_MS);
+		// Within the spell: the 18 sent before it began do not count, so the pace falls to the
+		// ceiling's floor, half of it.
+		expect(atEdge).toBe(paceAfterSecondWave(CONGESTION_SPELL_MS - 1));
+		// A millisecond later a spell begins at the wave: the last second's answers count, those 18
+		// among them.
+		expect(paceAfterSecondWave(CONGESTION_SPELL_MS + 1)).toBeGreaterThan(1.3 * atEdge);
 	});
 });
