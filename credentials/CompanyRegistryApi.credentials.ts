@@ -200,6 +200,9 @@ export class CompanyRegistryApi implements ICredentialType {
 	 */
 	static tokenTimeoutMs = 30_000;
 
+	/** The wait between tries of the token request: n8n's sleep (wait.ts). Tests record it. */
+	static tokenRetryWait: (ms: number, signal: AbortSignal) => Promise<boolean> = wait;
+
 	name = 'companyRegistryApi';
 
 	displayName = 'Company Registry API';
@@ -297,7 +300,10 @@ export class CompanyRegistryApi implements ICredentialType {
 				if (
 					isTransient(answer) &&
 					attempt < TOKEN_ATTEMPTS &&
-					(await wait(TOKEN_BACKOFF_MS * 2 ** (attempt - 1), deadline.signal))
+					(await CompanyRegistryApi.tokenRetryWait(
+						TOKEN_BACKOFF_MS * 2 ** (attempt - 1),
+						deadline.signal,
+					))
 				)
 					continue;
 				// n8n stores every field returned: the token and what it was asked for.

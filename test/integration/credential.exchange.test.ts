@@ -342,6 +342,32 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 			expect(endpoint.received).toHaveLength(3);
 		});
 
+		describe('the waits between the tries', () => {
+			const realWait = CompanyRegistryApi.tokenRetryWait;
+			let waits: number[] = [];
+			beforeEach(() => {
+				waits = [];
+				CompanyRegistryApi.tokenRetryWait = async (ms) => {
+					waits.push(ms);
+					return true;
+				};
+			});
+			afterEach(() => (CompanyRegistryApi.tokenRetryWait = realWait));
+
+			it('three 503s: 250 ms before the second try, 500 ms before the third, none after it', async () => {
+				answerInTurn(status(503));
+				await failure();
+				expect(endpoint.received).toHaveLength(3);
+				expect(waits).toEqual([250, 500]);
+			});
+
+			it('a 429, then a token: 250 ms before the second try', async () => {
+				answerInTurn(status(429), token);
+				await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
+				expect(waits).toEqual([250]);
+			});
+		});
+
 		it('a 101 is no token answer, nor asked again', async () => {
 			// Node's client hands a 101 without an upgrade over as the answer (other 1xx it skips).
 			answerInTurn((response) => {
