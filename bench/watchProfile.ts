@@ -17,6 +17,7 @@ interface CallFrame {
 	functionName: string;
 	scriptId: string;
 	url: string;
+	lineNumber: number;
 	columnNumber: number;
 }
 interface ProfileNode {
@@ -93,10 +94,8 @@ function split(
 				at = parent.get(at);
 			const frame = byId.get(at!)!.callFrame;
 			const builtin = at === id ? '' : ` > ${functionName || '(anonymous)'}`;
-			const code = (sources.get(frame.scriptId) ?? '').slice(
-				frame.columnNumber,
-				frame.columnNumber + 50,
-			);
+			const line = (sources.get(frame.scriptId) ?? '').split('\n')[frame.lineNumber] ?? '';
+			const code = line.slice(frame.columnNumber, frame.columnNumber + 50);
 			const name = `${frame.url.replace(/.*\/nodes\//, '')} ${frame.functionName || '(anonymous)'}${builtin} [${code.replace(/\s+/g, ' ')}]`;
 			packageTop.set(name, (packageTop.get(name) ?? 0) + micros);
 		}
