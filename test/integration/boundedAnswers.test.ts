@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 
-import { CREDENTIAL_ID, engineFor, expectEachRowOnce, runRows } from '../../harness/fixtures';
+import { CREDENTIAL_ID, expectEachRowOnce, runRows } from '../../harness/fixtures';
 import {
 	endlessJson,
 	GOOD_RECORD,
@@ -9,6 +9,7 @@ import {
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../support/scriptedRegistry';
+import { scriptedEngine } from '../support/scriptedEngine';
 
 // Issue 21: no answer, however large, compressed or slow, may exhaust n8n's memory or keep a socket.
 // A company record is under 2 KB; the node reads at most MAX_ANSWER_BYTES of any answer (after
@@ -19,8 +20,6 @@ const rows = (count: number, offset = 0) =>
 		country: 'gb',
 		companyId: String(60_000_000 + offset + index),
 	}));
-const scripted = (registry: ScriptedRegistry) =>
-	engineFor({ baseUrl: registry.url, authUrl: registry.url });
 
 describe('bounded answers', () => {
 	let registry: ScriptedRegistry;
@@ -37,7 +36,9 @@ describe('bounded answers', () => {
 			});
 			response.end(bomb);
 		};
-		const branches = await runRows(scripted(registry), rows(3), { onError: 'continueErrorOutput' });
+		const branches = await runRows(scriptedEngine(registry), rows(3), {
+			onError: 'continueErrorOutput',
+		});
 		expectEachRowOnce(branches, 3);
 		expect(branches.registered).toHaveLength(0);
 		for (const item of branches.errors) {
@@ -51,7 +52,9 @@ describe('bounded answers', () => {
 		const written: Array<Promise<number>> = [];
 		registry.lookup = (_request, response) =>
 			void written.push(endlessJson(response, 200 * 1024 * 1024));
-		const branches = await runRows(scripted(registry), rows(2), { onError: 'continueErrorOutput' });
+		const branches = await runRows(scriptedEngine(registry), rows(2), {
+			onError: 'continueErrorOutput',
+		});
 		expect(branches.errors.map((item) => item.json.error)).toEqual([
 			"The registry's answer is larger than 64 KB after decompression; it was not read (a company record is under 2 KB)",
 			"The registry's answer is larger than 64 KB after decompression; it was not read (a company record is under 2 KB)",
@@ -67,7 +70,9 @@ describe('bounded answers', () => {
 			});
 			response.write('{"isRegistered":true');
 		};
-		const branches = await runRows(scripted(registry), rows(1), { onError: 'continueErrorOutput' });
+		const branches = await runRows(scriptedEngine(registry), rows(1), {
+			onError: 'continueErrorOutput',
+		});
 		expect(branches.errors[0].json.error).toBe(
 			"The registry's answer is larger than 64 KB (Content-Length 10485760 bytes); it was not read (a company record is under 2 KB)",
 		);
@@ -86,7 +91,7 @@ describe('bounded answers', () => {
 			});
 			response.end(bomb);
 		};
-		const engine = scripted(registry);
+		const engine = scriptedEngine(registry);
 		const branches = await runRows(engine, rows(2), { onError: 'continueErrorOutput' });
 		expectEachRowOnce(branches, 2);
 		for (const item of branches.errors) {
@@ -103,7 +108,9 @@ describe('bounded answers', () => {
 			request.url?.endsWith('60000001')
 				? json(response, 404, { message: 'No such route' })
 				: json(response, 200, GOOD_RECORD);
-		const branches = await runRows(scripted(registry), rows(2), { onError: 'continueErrorOutput' });
+		const branches = await runRows(scriptedEngine(registry), rows(2), {
+			onError: 'continueErrorOutput',
+		});
 		expect(branches.registered.map((item) => item.json.officialName)).toEqual(['Scripted GmbH']);
 		expect(branches.errors[0].json.error).toContain('HTTP 404');
 	});
@@ -123,7 +130,7 @@ describe('no request outlives the execution', () => {
 			);
 			response.on('close', () => clearInterval(timer));
 		};
-		const branches = await runRows(scripted(registry), rows(8), {
+		const branches = await runRows(scriptedEngine(registry), rows(8), {
 			onError: 'continueErrorOutput',
 			options: { timeout: 2, maxAttempts: 1 },
 		});
@@ -138,7 +145,7 @@ describe('no request outlives the execution', () => {
 		registry.lookup = () => {
 			// Never answers.
 		};
-		const branches = await runRows(scripted(registry), rows(3), {
+		const branches = await runRows(scriptedEngine(registry), rows(3), {
 			onError: 'continueErrorOutput',
 			options: { timeout: 1, maxAttempts: 1 },
 		});

@@ -1,4 +1,4 @@
-import { engineFor, runRows } from '../../harness/fixtures';
+import { runRows } from '../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
@@ -6,6 +6,7 @@ import {
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../support/scriptedRegistry';
+import { scriptedEngine } from '../support/scriptedEngine';
 
 // Issue 21 (4): a registry that echoes the Authorization header as a JSON key of a 200 record put the
 // token into Registered verbatim: redaction cleaned values only.
@@ -34,7 +35,7 @@ describe('a token echoed as a key of the record', () => {
 	])('%s never reaches the output', async (_label, echo) => {
 		registry.lookup = (request, response) =>
 			json(response, 200, { ...GOOD_RECORD, ...echo(String(request.headers.authorization)) });
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { result, registered } = await runRows(
 			engine,
 			[{ country: 'de', companyId: 'HRB12345' }],

@@ -1,10 +1,11 @@
-import { engineFor, expectEachRowOnce, runRows } from '../../harness/fixtures';
+import { expectEachRowOnce, runRows } from '../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistry,
 	type ScriptedRegistry,
 } from '../support/scriptedRegistry';
+import { scriptedEngine } from '../support/scriptedEngine';
 
 // Issue 21 (5): registered records whose fields are placeholders passed to Registered. The interface
 // document keeps 'N/A' for unregistered companies; an address is only sometimes available, so a
@@ -34,7 +35,7 @@ describe('a registered record with placeholder fields fails its row', () => {
 				200,
 				request.url?.endsWith('/2') ? { ...GOOD_RECORD, ...change } : GOOD_RECORD,
 			);
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const rows = [1, 2, 3].map((id) => ({ country: 'gb', companyId: String(id) }));
 		const branches = await runRows(engine, rows, { onError: 'continueErrorOutput' });
 		expectEachRowOnce(branches, 3);
@@ -48,7 +49,7 @@ describe('a registered record with placeholder fields fails its row', () => {
 	it('a registered record without an address passes (the register may have none)', async () => {
 		const { registeredAddress: _, ...withoutAddress } = GOOD_RECORD;
 		registry.lookup = (_request, response) => json(response, 200, withoutAddress);
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const branches = await runRows(engine, [{ country: 'gb', companyId: '1' }], {
 			onError: 'continueErrorOutput',
 		});

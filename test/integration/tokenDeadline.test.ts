@@ -1,7 +1,8 @@
 import { CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
 import { testCredential } from '../../harness/credentialsTester';
-import { CREDENTIAL_ID, engineFor, expectEachRowOnce, runRows } from '../../harness/fixtures';
+import { CREDENTIAL_ID, expectEachRowOnce, runRows } from '../../harness/fixtures';
 import { scriptedRegistry, type ScriptedRegistry } from '../support/scriptedRegistry';
+import { scriptedEngine } from '../support/scriptedEngine';
 
 // Issue 21 (red-team follow-up): a token endpoint that answers 200 and then trickles its body was never
 // timed out nor aborted: rows failed as "the Company Registry seems to be down" (the stalled host was the
@@ -36,7 +37,7 @@ describe('a token endpoint that trickles its answer', () => {
 	afterEach(async () => await registry.close());
 
 	it('20 rows, Request Timeout 1 s: every row fails naming the Auth URL and the deadline, and no socket outlives the execution', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const branches = await runRows(engine, rows(20), {
 			onError: 'continueErrorOutput',
 			options: { timeout: 1 },
@@ -69,7 +70,7 @@ describe('a token endpoint that trickles its answer', () => {
 		afterAll(() => (CompanyRegistryApi.tokenTimeoutMs = deadlineMs));
 
 		it('against a byte every 200 ms fails at that deadline, naming the Auth URL', async () => {
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			const engine = scriptedEngine(registry);
 			await expect(testCredential(engine, CREDENTIAL_ID)).resolves.toEqual({
 				status: 'Error',
 				message: expect.stringContaining(

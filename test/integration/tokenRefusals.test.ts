@@ -7,6 +7,7 @@ import {
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../support/scriptedRegistry';
+import { scriptedEngine } from '../support/scriptedEngine';
 
 // Issue 21 (6): a token too large for the registry's request headers (431, or 413) was never renewed,
 // so the credential stayed broken until edited; and a token refused on a first run was reported as
@@ -28,7 +29,7 @@ describe('a token too large for the request headers', () => {
 	it('on a first run (Node answers 431 itself): one token, every row fails naming the size, not "also after a new one"', async () => {
 		registry.token = (_request, response) =>
 			json(response, 200, { access_token: bigToken(30), expires_in: 3600 });
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const branches = await runRows(engine, rows(5), { onError: 'continueErrorOutput' });
 		expectEachRowOnce(branches, 5);
 		expect(branches.errors).toHaveLength(5);
@@ -43,7 +44,7 @@ describe('a token too large for the request headers', () => {
 	it.each([431, 413])(
 		'with a token stored from an earlier run (%s): renewed once, then every row fails naming the new size',
 		async (status) => {
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			const engine = scriptedEngine(registry);
 			await runRows(engine, rows(1));
 			expect(engine.credentials.stored(CREDENTIAL_ID)?.accessToken).toBe(SCRIPTED_TOKEN);
 			registry.tokenRequests = 0;
@@ -66,7 +67,7 @@ describe('a token too large for the request headers', () => {
 	);
 
 	it('a renewal that brings a token the registry takes: every row is answered', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		await runRows(engine, rows(1));
 		registry.tokenRequests = 0;
 		// The stored token has become too large for a proxy; the new one is small again.

@@ -5,7 +5,6 @@ import { loadWorkflow } from '../../../harness/engine';
 import {
 	REGISTRY_NODE,
 	branchesOf,
-	engineFor,
 	expectEachRowOnce,
 	lookupWorkflow,
 } from '../../../harness/fixtures';
@@ -15,6 +14,7 @@ import {
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team, KNOWN DEFECT (in n8n's engine, not fixable in the node): with the node's Settings → Always
 // Output Data on, n8n 2.41.1 (WorkflowExecute.ensureAlwaysOutputData) adds an empty item `{}` to the
@@ -42,7 +42,7 @@ describe('Look Up with Always Output Data on', () => {
 	];
 
 	it.failing.each(sheets)('%s: nothing leaves by Registered', async (_label, rows) => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const workflow = lookupWorkflow({
 			onError: 'continueErrorOutput',
 			options: { maxAttempts: 1 },
@@ -65,7 +65,7 @@ describe('Watch for Changes with Always Output Data on', () => {
 	);
 
 	it.failing('a run that found no change outputs nothing', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const workflow = loadWorkflow('test/workflows/watch-companies.json');
 		const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
 		node.alwaysOutputData = true;

@@ -1,10 +1,11 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: a Country from a sheet may be ISO's name without its parenthesis ("Falkland Islands").
 // "Virgin Islands" is two countries that way, the British (vg) and the US (vi), and was taken as the
@@ -19,7 +20,7 @@ describe('a Country that names two countries', () => {
 	);
 
 	it('fails its row saying which two, with no request; the other rows are looked up', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, notRegistered, errors } = await runRows(
 			engine,
 			[

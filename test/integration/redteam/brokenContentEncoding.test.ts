@@ -1,9 +1,10 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: a registry (or a proxy before it) that labels a plain answer `Content-Encoding: gzip`, or
 // sends a broken one, was reported as "Could not reach the Company Registry", though it had answered:
@@ -28,7 +29,7 @@ describe('an answer whose Content-Encoding is a lie', () => {
 				});
 				response.end(JSON.stringify(GOOD_RECORD));
 			};
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			const engine = scriptedEngine(registry);
 			const { errors } = await runRows(engine, [{ country: 'de', companyId: 'HRB1' }], {
 				onError: 'continueErrorOutput',
 			});

@@ -1,5 +1,5 @@
 import { testCredential } from '../../../harness/credentialsTester';
-import { CREDENTIAL_ID, engineFor } from '../../../harness/fixtures';
+import { CREDENTIAL_ID } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	NOT_REGISTERED_RECORD,
@@ -7,6 +7,7 @@ import {
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: the credential's Test is one real lookup, and n8n takes any 2xx as success. A Base URL
 // that is not the API but answers 200 to every path (a web site's catch-all page, a single-page app,
@@ -39,7 +40,7 @@ describe("the credential's Test against a Base URL that answers 200 without a co
 		],
 	])('%s: the Test fails and says to check the Base URL', async (_label, answer) => {
 		registry.lookup = (_request, response) => answer(response);
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const result = await testCredential(engine, CREDENTIAL_ID);
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/no company record.*Base URL/);
@@ -50,7 +51,7 @@ describe("the credential's Test against a Base URL that answers 200 without a co
 		['an unknown company', NOT_REGISTERED_RECORD],
 	])('%s: the Test succeeds', async (_label, record) => {
 		registry.lookup = (_request, response) => json(response, 200, record);
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		await expect(testCredential(engine, CREDENTIAL_ID)).resolves.toEqual({
 			status: 'OK',
 			message: 'Connection successful!',

@@ -1,9 +1,10 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: JSON is UTF-8, but an older register's API may write ISO-8859-1 (or windows-1252) and say
 // so in its Content-Type. The node read every answer as UTF-8: "Müller & Söhne" came out as
@@ -39,7 +40,7 @@ describe('a registry that writes its answer in the charset its Content-Type name
 		'%s: the official name and address come out as the registry wrote them',
 		async (named) => {
 			charset = named;
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			const engine = scriptedEngine(registry);
 			const { registered, errors } = await runRows(engine, [{ country: 'de', companyId: 'HRB1' }], {
 				onError: 'continueErrorOutput',
 			});

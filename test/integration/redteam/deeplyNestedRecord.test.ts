@@ -1,10 +1,11 @@
-import { engineFor, expectEachRowOnce, runRows } from '../../../harness/fixtures';
+import { expectEachRowOnce, runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: fields a registry adds to a record pass through, and a record is read up to 64 KB. Within
 // that, a field nested 30,000 levels deep (`[[[[…]]]]`, 60 KB) passed the record check, and cleaning
@@ -27,7 +28,7 @@ describe('a record with a field nested thousands of levels deep', () => {
 			response.writeHead(200, { 'content-type': 'application/json' });
 			response.end(deepAnswer(open, close, depth));
 		};
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const branches = await runRows(
 			engine,
 			[

@@ -1,10 +1,11 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: Georgia is a country (ge) and a United States state (us/ga). A sheet of US companies whose
 // Country column says "Georgia" beside a State column saying "GA" had each row looked up in the
@@ -21,7 +22,7 @@ describe('Country Georgia beside a US State', () => {
 	);
 
 	it('fails its row saying which two, with no request; the other rows are looked up', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, notRegistered, errors } = await runRows(
 			engine,
 			[
@@ -61,7 +62,7 @@ describe('Country Georgia beside a US State', () => {
 	// fills that default; refusing every US state failed every Georgian row of such a sheet (and a trigger's
 	// whole poll). Only a State naming the same US state as the Country is two readings.
 	it("looks Georgia up as the country beside the State field's default, or another state", async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, errors } = await runRows(
 			engine,
 			[{ country: 'Georgia', companyId: '0123456' }],

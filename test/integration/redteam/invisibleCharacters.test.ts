@@ -1,4 +1,4 @@
-import { engineFor, expectEachRowOnce, runRows } from '../../../harness/fixtures';
+import { expectEachRowOnce, runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
@@ -6,6 +6,7 @@ import {
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: control and bidi characters in a Company ID are refused before any request, but other
 // invisible formatting characters were sent: a zero-width space, a word joiner or a soft hyphen that
@@ -34,7 +35,7 @@ describe('a Company ID with an invisible formatting character', () => {
 		['a soft hyphen', 'HRB\u00AD12345', 'U+00AD'],
 		['a byte-order mark inside', 'HRB\uFEFF12345', 'U+FEFF'],
 	])('%s: the row fails as bad input, naming the character', async (_label, companyId, name) => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const branches = await runRows(
 			engine,
 			[

@@ -1,5 +1,5 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
 import { scriptedRegistryEachTest, type ScriptedRegistry } from '../../support/scriptedRegistry';
+import { lookUpTwoRows } from '../../support/scriptedEngine';
 
 // Red team: a registry, or a cache between it and n8n, that answers 304 Not Modified (the node asks
 // nothing conditional) had each row fail as "a redirect, which the node does not follow", with the
@@ -17,15 +17,7 @@ describe('a registry that answers 304 Not Modified', () => {
 	);
 
 	it('fails each row as a 304, not as a redirect, and none leaves by Registered', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
-		const { registered, notRegistered, errors } = await runRows(
-			engine,
-			[
-				{ country: 'de', companyId: 'HRB1' },
-				{ country: 'de', companyId: 'HRB2' },
-			],
-			{ onError: 'continueErrorOutput' },
-		);
+		const { registered, notRegistered, errors } = await lookUpTwoRows(registry);
 		expect([...registered, ...notRegistered]).toEqual([]);
 		expect(
 			errors.map((item) => [

@@ -1,10 +1,11 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistry,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: a sheet or a webhook gives long numeric company ids as numbers. Beyond 2^53 a number is
 // no longer the id that was typed (12345678901234567890 is held as 12345678901234567000, 1e21 is
@@ -28,7 +29,7 @@ describe('a numeric Company ID a number cannot hold exactly', () => {
 		['1e21', 1e21],
 		['-2^53 - 2', -(2 ** 53) - 2],
 	])('%s: the row fails as bad input and nothing is looked up', async (_label, companyId) => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, notRegistered, errors } = await runRows(
 			engine,
 			[

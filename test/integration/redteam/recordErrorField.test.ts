@@ -1,4 +1,4 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	NOT_REGISTERED_RECORD,
@@ -6,6 +6,7 @@ import {
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: fields a registry adds to its records pass through (the API may add some later). One named
 // `error` is n8n's mark of a failed item: under Retry On Fail, n8n (WorkflowExecute's checkFailure) runs
@@ -26,7 +27,7 @@ describe('a registry whose records carry a field named error', () => {
 	it.each(['stopWorkflow', 'continueErrorOutput'] as const)(
 		'%s, Retry On Fail: each row is looked up once, and the field is kept under another name',
 		async (onError) => {
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			const engine = scriptedEngine(registry);
 			const { registered, notRegistered, errors } = await runRows(
 				engine,
 				[

@@ -1,10 +1,11 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: fields a registry adds pass through, and one named `error` comes as `registryError`
 // (recordErrorField.test.ts). A record that also had a field `registryError` lost one of the two, and a
@@ -26,7 +27,7 @@ describe('a registry whose records carry fields named as the item’s own', () =
 	);
 
 	it('keeps every value the registry sent, each under one name, and the lookup key as `lookup`', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, notRegistered, errors } = await runRows(
 			engine,
 			[{ country: 'de', companyId: 'HRB1' }],

@@ -1,10 +1,11 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistry,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: outputs and errors are cleaned of the secrets read at the start of the run and of the token
 // left in the credential at its end. A token that n8n fetched or renewed during the run and then
@@ -37,7 +38,7 @@ describe('a token fetched during the run and then renewed', () => {
 			answered += 1;
 			json(response, 200, { ...GOOD_RECORD, echoedToken: token, note: `seen ${token}` });
 		};
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { result, registered, errors } = await runRows(
 			engine,
 			[

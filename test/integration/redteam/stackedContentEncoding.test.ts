@@ -1,11 +1,12 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine, lookUpTwoRows } from '../../support/scriptedEngine';
 
 // Red team: HTTP lets an answer carry two codings at once (`Content-Encoding: gzip, br`, a CDN that
 // compresses an answer the registry already compressed), or one n8n's HTTP client does not decode
@@ -27,15 +28,7 @@ describe('an answer in a Content-Encoding the node does not decode', () => {
 			response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
 			response.end(body);
 		};
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
-		const { registered, notRegistered, errors } = await runRows(
-			engine,
-			[
-				{ country: 'de', companyId: 'HRB1' },
-				{ country: 'de', companyId: 'HRB2' },
-			],
-			{ onError: 'continueErrorOutput' },
-		);
+		const { registered, notRegistered, errors } = await lookUpTwoRows(registry);
 		expect([...registered, ...notRegistered]).toEqual([]);
 		expect(errors.map((item) => [item.pairedItem, item.json.error])).toEqual([
 			[
@@ -63,7 +56,7 @@ describe('an answer in a Content-Encoding the node does not decode', () => {
 			});
 			response.end(plain);
 		};
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, errors } = await runRows(engine, [{ country: 'de', companyId: 'HRB1' }], {
 			onError: 'continueErrorOutput',
 		});

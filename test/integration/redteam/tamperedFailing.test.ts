@@ -1,12 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { engineFor, triggerWorkflow } from '../../../harness/fixtures';
+import { triggerWorkflow } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: the trigger's static data is loaded as it was saved, also from an older version, a
 // hand-edited workflow or an imported one (a workflow's JSON carries its static data). A `failing`
@@ -34,7 +35,7 @@ describe("a tampered 'failing' entry in the trigger's static data", () => {
 			if (String(request.url).includes('HRB12345')) json(response, 500, { message: 'down' });
 			else json(response, 200, { ...GOOD_RECORD, status: inactive ? 'Inactive' : 'Active' });
 		};
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		await engine.poll(triggerWorkflow(WATCHLIST), TRIGGER);
 		const saved = engine.staticDataOf('trigger-workflow');
 		const nodeKey = Object.keys(saved).find((key) => key.includes(TRIGGER))!;
@@ -60,7 +61,7 @@ describe("a tampered 'failing' entry in the trigger's static data", () => {
 				json(response, 500, { message: 'down' });
 			else json(response, 200, { ...GOOD_RECORD, status: failing ? 'Inactive' : 'Active' });
 		};
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		await engine.poll(triggerWorkflow(WATCHLIST), TRIGGER);
 		const saved = engine.staticDataOf('trigger-workflow');
 		const nodeKey = Object.keys(saved).find((key) => key.includes(TRIGGER))!;

@@ -1,10 +1,11 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: Language is read per row when it is an expression, and a row whose expression throws
 // fails alone. But the node first reads the whole Options collection for row 0, which evaluates that
@@ -18,7 +19,7 @@ describe('a Language expression that throws on the first row only', () => {
 	);
 
 	it('fails the first row alone', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, notRegistered, errors } = await runRows(
 			engine,
 			[

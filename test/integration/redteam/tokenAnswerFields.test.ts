@@ -1,11 +1,12 @@
 import { testCredential } from '../../../harness/credentialsTester';
-import { CREDENTIAL_ID, engineFor, runRows } from '../../../harness/fixtures';
+import { CREDENTIAL_ID, runRows } from '../../../harness/fixtures';
 import {
 	json,
 	scriptedRegistryEachTest,
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: the token answer is parsed as one object, its optional fields typed too. A token endpoint
 // that writes expires_in as a string (Azure AD v1 writes "3599"), null for a field it leaves unset, or
@@ -24,7 +25,7 @@ describe('a token answer whose optional fields have other types', () => {
 	])('%s: the lookup and the Test work', async (_label, fields) => {
 		registry.token = (_request, response) =>
 			json(response, 200, { access_token: SCRIPTED_TOKEN, token_type: 'Bearer', ...fields });
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, errors } = await runRows(
 			engine,
 			[{ country: 'de', companyId: 'HRB12345' }],

@@ -1,10 +1,11 @@
-import { engineFor, expectEachRowOnce, runRows } from '../../../harness/fixtures';
+import { expectEachRowOnce, runRows } from '../../../harness/fixtures';
 import {
 	json,
 	scriptedRegistryEachTest,
 	SCRIPTED_TOKEN,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: a lookup that meets a 503, a reset or a timeout is tried again, but the token request
 // was not: one 503 (or a dropped connection, or a 429) from the Auth URL, at the start of a sheet or
@@ -38,7 +39,7 @@ describe('a token endpoint that fails once, then issues the token', () => {
 			if (tokenRequests === 1) firstAnswer(response);
 			else json(response, 200, { access_token: SCRIPTED_TOKEN, expires_in: 2_592_000 });
 		};
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const branches = await runRows(engine, ROWS, { onError: 'continueErrorOutput' });
 		expectEachRowOnce(branches, ROWS.length);
 		expect(branches.errors.map((item) => item.json.error)).toEqual([]);
@@ -48,7 +49,7 @@ describe('a token endpoint that fails once, then issues the token', () => {
 
 	it('a client refused for good (401) is not asked again', async () => {
 		registry.token = (_request, response) => json(response, 401, { error: 'invalid_client' });
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const branches = await runRows(engine, ROWS, { onError: 'continueErrorOutput' });
 		expect(branches.errors).toHaveLength(ROWS.length);
 		expect(String(branches.errors[0].json.error)).toMatch(

@@ -5,6 +5,7 @@ import {
 	scriptedRegistry,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: n8n keeps a credential's hidden token when the user edits it (the UI sends the token back
 // blanked, and n8n's CredentialsService restores the saved value). A credential whose Base URL was
@@ -106,7 +107,7 @@ describe('a stored token and the registry it was asked for', () => {
 			json(response, 200, {
 				access_token: jwt({ aud: 'https://login.registry.example/', scope: 'read:company' }),
 			});
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		for (let execution = 0; execution < 3; execution++) {
 			const { registered } = await runRows(engine, rows, { onError: 'continueErrorOutput' });
 			expect(registered).toHaveLength(1);
@@ -118,7 +119,7 @@ describe('a stored token and the registry it was asked for', () => {
 		const opaque = 'opaque-token-0123456789';
 		registry.token = (_request, response) => json(response, 200, { access_token: opaque });
 		moved.token = (_request, response) => json(response, 200, { access_token: 'moved-token' });
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		await runRows(engine, rows, { onError: 'continueErrorOutput' });
 		expect(engine.credentials.stored(CREDENTIAL_ID)?.accessToken).toBe(opaque);
 
@@ -146,7 +147,7 @@ describe('a stored token and the registry it was asked for', () => {
 			seen.push(String(request.headers.authorization ?? ''));
 			json(response, 200, GOOD_RECORD);
 		};
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		await runRows(engine, rows, { onError: 'continueErrorOutput' });
 		const saved = engine.credentials.stored(CREDENTIAL_ID) ?? {};
 		engine.saveCredential(CREDENTIAL_ID, { ...saved, audience: 'urn:registry:api' });

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 import type { Engine } from '../../../harness/engine';
-import { TRIGGER_NODE, engineFor, triggerWorkflow } from '../../../harness/fixtures';
+import { TRIGGER_NODE, triggerWorkflow } from '../../../harness/fixtures';
 import { budgetClock } from '../../support/budgetClock';
 import {
 	GOOD_RECORD,
@@ -9,6 +9,7 @@ import {
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: a long watchlist is checked over several polls, each going on where the last stopped
 // (resumeAt, a company's key). "A company listed twice counts once" (docs/watch.md), so a list may
@@ -33,7 +34,7 @@ describe('Company Registry Trigger, a company listed twice in a list longer than
 	scriptedRegistryEachTest(
 		(started) => {
 			registry = started;
-			engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			engine = scriptedEngine(registry);
 			engine.nodeTypes.useClock(clock);
 		},
 		(request, response) => {

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Engine } from '../../../harness/engine';
-import { TRIGGER_NODE, engineFor, triggerWorkflow } from '../../../harness/fixtures';
+import { TRIGGER_NODE, triggerWorkflow } from '../../../harness/fixtures';
 import { budgetClock } from '../../support/budgetClock';
 import {
 	GOOD_RECORD,
@@ -10,6 +10,7 @@ import {
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: an alert pipeline on the trigger. One watched company's lookup stops being answered within
 // a poll (a registry that holds that id; under the durable scheduler a Request Timeout of 30 s with
@@ -38,7 +39,7 @@ describe('Company Registry Trigger, a company whose lookup is never answered wit
 	scriptedRegistryEachTest(
 		(started) => {
 			registry = started;
-			engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			engine = scriptedEngine(registry);
 			engine.nodeTypes.useClock(clock);
 		},
 		(request, response) => {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 import type { Engine } from '../../../harness/engine';
-import { TRIGGER_NODE, engineFor, triggerWorkflow } from '../../../harness/fixtures';
+import { TRIGGER_NODE, triggerWorkflow } from '../../../harness/fixtures';
 import { budgetClock } from '../../support/budgetClock';
 import {
 	GOOD_RECORD,
@@ -9,6 +9,7 @@ import {
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: a long watchlist is checked over several polls; each poll goes on where the last stopped,
 // at the first company it had not checked when n8n's budget ran out. A company whose lookup outlasts
@@ -36,7 +37,7 @@ describe('Company Registry Trigger, a company whose lookup outlasts every pollâ€
 	scriptedRegistryEachTest(
 		(started) => {
 			registry = started;
-			engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			engine = scriptedEngine(registry);
 			engine.nodeTypes.useClock(clock);
 		},
 		(request, response) => {

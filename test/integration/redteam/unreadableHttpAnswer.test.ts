@@ -1,10 +1,10 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { lookUpTwoRows } from '../../support/scriptedEngine';
 
 // Red team: a registry (or a gateway before it) whose answer Node's HTTP parser refuses: headers over
 // Node's 16 KB limit (a huge cookie, a trace header), or a header line that is not HTTP. Each row failed
@@ -42,15 +42,9 @@ describe('a registry whose answer is not readable HTTP', () => {
 		'%s: each row fails saying the answer could not be read, not that the registry was not reached',
 		async (kind, why, namesBaseUrl) => {
 			answer = kind;
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
-			const { registered, notRegistered, errors } = await runRows(
-				engine,
-				[
-					{ country: 'de', companyId: 'HRB1' },
-					{ country: 'de', companyId: 'HRB2' },
-				],
-				{ onError: 'continueErrorOutput', options: { maxAttempts: 1 } },
-			);
+			const { registered, notRegistered, errors } = await lookUpTwoRows(registry, {
+				maxAttempts: 1,
+			});
 			expect([...registered, ...notRegistered]).toEqual([]);
 			expect(errors.map((item) => [item.pairedItem, item.json.error])).toEqual([
 				[{ item: 0 }, "The registry's answer could not be read as HTTP"],

@@ -2,13 +2,14 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { Engine } from '../../../harness/engine';
 import { loadWorkflow } from '../../../harness/engine';
-import { REGISTRY_NODE, engineFor } from '../../../harness/fixtures';
+import { REGISTRY_NODE } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: "A company listed twice counts once" (docs/watch.md), and an alert pipeline sends one email
 // per item. A change of a company listed twice left once; but while it could not be checked, Watch for
@@ -37,7 +38,7 @@ describe('Watch for Changes, a failing company listed on several rows', () => {
 	);
 
 	it('says once per run that it could not be checked, on the first row naming it', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const rows = [
 			{ country: 'de', companyId: FAILING },
 			{ country: 'de', companyId: 'HRB1' },

@@ -1,10 +1,11 @@
-import { engineFor, triggerWorkflow } from '../../../harness/fixtures';
+import { triggerWorkflow } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistry,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { scriptedEngine } from '../../support/scriptedEngine';
 
 // Red team: an answer is capped at 64 KB, but nothing caps a field within it, and the trigger keeps each
 // company's official name and address in the workflow's static data, which n8n saves into its database
@@ -37,7 +38,7 @@ describe("the trigger's memory of a registry that sends oversized fields", () =>
 	afterEach(async () => await registry.close());
 
 	it('keeps at most a few KB a company in the static data', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const items =
 			(
 				await engine.poll(

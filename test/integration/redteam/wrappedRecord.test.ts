@@ -1,10 +1,10 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
 import {
 	GOOD_RECORD,
 	json,
 	scriptedRegistryEachTest,
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
+import { lookUpTwoRows } from '../../support/scriptedEngine';
 
 // Red team: a registry, or an API gateway before it, that wraps the record (`{"data": {…}}`, as many
 // REST APIs do) or answers a list of one. Each row failed "field 'isRegistered' is missing: expected
@@ -36,15 +36,7 @@ describe('a registry that wraps its record', () => {
 		'%s: each row fails saying where the record is, and none leaves by Registered',
 		async (_shape, answer, message) => {
 			body = answer;
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
-			const { registered, notRegistered, errors } = await runRows(
-				engine,
-				[
-					{ country: 'de', companyId: 'HRB1' },
-					{ country: 'de', companyId: 'HRB2' },
-				],
-				{ onError: 'continueErrorOutput' },
-			);
+			const { registered, notRegistered, errors } = await lookUpTwoRows(registry);
 			expect([...registered, ...notRegistered]).toEqual([]);
 			expect(errors.map((item) => [item.pairedItem, item.json.error])).toEqual([
 				[{ item: 0 }, message],

@@ -1,0 +1,30 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Engine } from '../../harness/engine';
+import { engineFor, runRows } from '../../harness/fixtures';
+import type { ScriptedRegistry } from './scriptedRegistry';
+
+// Beside scriptedRegistry.ts, not in it: a unit test uses the scripted registry without n8n's engine.
+
+/** An n8n whose credential points at a scripted registry (its token endpoint and lookups on one server). */
+export function scriptedEngine(registry: Pick<ScriptedRegistry, 'url'>): Engine {
+	return engineFor({ baseUrl: registry.url, authUrl: registry.url });
+}
+
+/**
+ * Two rows, de/HRB1 and de/HRB2, looked up against a scripted registry with On Error "continue (using
+ * error output)": what a red-team answer does to each row. `options`: the node's Options collection.
+ */
+export async function lookUpTwoRows(
+	registry: Pick<ScriptedRegistry, 'url'>,
+	options?: IDataObject,
+) {
+	return await runRows(
+		scriptedEngine(registry),
+		[
+			{ country: 'de', companyId: 'HRB1' },
+			{ country: 'de', companyId: 'HRB2' },
+		],
+		{ onError: 'continueErrorOutput', options },
+	);
+}
