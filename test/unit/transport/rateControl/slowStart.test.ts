@@ -1,3 +1,4 @@
+import { REMAINING_TTL_MS } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
@@ -61,6 +62,18 @@ describe('a count that said it holds one or none, before any 429', () => {
 		expect(atOnce(state, 1_600)).toBe(1);
 	});
 
+	it('a 300 is no admission (a redirect the lookup fails on): it widens nothing', () => {
+		const { state } = play([
+			...loneFirst,
+			send(1_045),
+			{
+				at: 1_600,
+				event: { kind: 'answered', report: { sentAt: 1_045, status: 300 }, workLeft: 1_000 },
+			},
+		]);
+		expect(atOnce(state, 1_600)).toBe(1);
+	});
+
 	it('a 2xx other than 200 is an admission: it widens', () => {
 		const { state } = play([
 			...loneFirst,
@@ -95,5 +108,17 @@ describe('where no count says so little', () => {
 		const { state } = play([send(1_000), ok(1_000, 1_045, { remaining: 30 })]);
 		expect(limitOf(state, 1_045)).toMatchObject({ kind: 'headerBudget', left: 30 });
 		expect(atOnce(state, 1_045)).toBe(30);
+	});
+
+	it('a count that once said more than 1, gone stale: the concurrency alone, no slow start', () => {
+		// 30 left at 1,045, then 0 left; five seconds on (REMAINING_TTL_MS) the count says nothing.
+		const { state } = play([
+			send(1_000),
+			ok(1_000, 1_045, { remaining: 30 }),
+			send(1_045),
+			ok(1_045, 1_090, { remaining: 0 }),
+		]);
+		expect(limitOf(state, 1_090 + REMAINING_TTL_MS)).toEqual({ kind: 'unknown' });
+		expect(atOnce(state, 1_090 + REMAINING_TTL_MS)).toBe(100);
 	});
 });
