@@ -156,12 +156,24 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/jitter.test.ts',
 		// The first wave's late answers measured before a climb.
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
+		// The slow start a count of one or none makes, and its end at the first 429.
+		'test/unit/transport/rateControl/slowStart.test.ts',
+	],
+	// A count that said it holds one or none, before any 429: its stories on the pure transition.
+	'nodes/shared/transport/rateControl/slowStart.ts': [
+		'test/unit/transport/rateControl/slowStart.test.ts',
 	],
 	// The modes, the state and what transitions tell (actions, their logs, the tuned figures): against the
 	// same stories and controller tests as the transitions that read and write them, and their own tests
 	// (one list for all five, so that one run can mutate them together).
-	'nodes/shared/transport/rateControl/modes.ts': [...STATE_STORIES],
-	'nodes/shared/transport/rateControl/state.ts': [...STATE_STORIES],
+	'nodes/shared/transport/rateControl/modes.ts': [
+		...STATE_STORIES,
+		'test/unit/transport/rateControl/slowStart.test.ts',
+	],
+	'nodes/shared/transport/rateControl/state.ts': [
+		...STATE_STORIES,
+		'test/unit/transport/rateControl/slowStart.test.ts',
+	],
 	'nodes/shared/transport/rateControl/actions.ts': [
 		...STATE_STORIES,
 		'test/unit/transport/rateControl/actions.test.ts',

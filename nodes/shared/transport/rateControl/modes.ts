@@ -1,5 +1,6 @@
 import { budgetLeft, countIntervalMs } from './count';
 import { creditDue, pacedStart, startOnCredit } from './pace';
+import { roomWhileUnknown } from './slowStart';
 import type { ControlState } from './state';
 import { waitingForReset, windowNextStart } from './window';
 import { resetDue } from './windowReset';
@@ -11,7 +12,7 @@ import { copyWindow, type WindowState } from './windowState';
  * - `headerBudget`: its answers tell a count (X-RateLimit-Remaining or another dialect's) it enforces:
  *   spent freely while it lasts, then paced at the refill measured from how it moves;
  * - `paced`: 429s taught a rate, kept by a mirror token bucket (pace.ts);
- * - `unknown`: nothing shown yet: as fast as each execution's concurrency allows.
+ * - `unknown`: nothing shown yet: as fast as each execution's concurrency allows (but see slowStart.ts).
  */
 export type Limit =
 	| { kind: 'window'; window: WindowState }
@@ -79,7 +80,9 @@ export function nextStart(
 			return { state: { ...state, pace }, at: pacedStart(pace, limit.rate, now) };
 		}
 		case 'unknown':
-			return { state, at: 0 };
+			// Nothing told of a limit: as fast as the concurrency allows, but for a count that said it
+			// holds one or none (slowStart.ts), which an answer widens.
+			return { state, at: roomWhileUnknown(state) ? 0 : undefined };
 	}
 }
 

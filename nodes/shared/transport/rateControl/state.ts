@@ -58,6 +58,13 @@ export interface ControlState {
 	window: WindowState | undefined;
 	/** A suspected window was a bucket after all. */
 	refillsSeen: boolean;
+	/**
+	 * While no limit is known, how many may be in flight where the count said it holds one or none
+	 * (slowStart.ts); undefined: the concurrency alone decides.
+	 */
+	slowStartRoom: number | undefined;
+	/** A 429 was met: what a limit is, the 429s teach from here (no slow start any more). */
+	rateLimitedEver: boolean;
 }
 
 /** A registry nobody has heard from. */
@@ -88,6 +95,8 @@ export const unknownRegistry = (): ControlState => ({
 	resetAt: undefined,
 	window: undefined,
 	refillsSeen: false,
+	slowStartRoom: undefined,
+	rateLimitedEver: false,
 });
 
 /** A copy a transition may edit: the caller's state stays as it was (its logs are persistent, log.ts). */

@@ -9,6 +9,7 @@ import { othersSpend, recordRemaining } from './count';
 import { append, trim } from './log';
 import { catchUpCredit, climb, firstWaveAnswered, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
+import { slowStartAnswered, slowStartRefused } from './slowStart';
 import { copyState, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { windowAnswered, windowStarted } from './window';
@@ -50,8 +51,10 @@ export function transition(
 				told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined,
 		};
 		tryEnded(next, report, now);
-		if (event.kind === 'rateLimited') rateLimited(next, now, report, actions, event.phase ?? 0);
-		else if (event.kind === 'answered') answered(next, now, report, event.workLeft);
+		if (event.kind === 'rateLimited') {
+			slowStartRefused(next);
+			rateLimited(next, now, report, actions, event.phase ?? 0);
+		} else if (event.kind === 'answered') answered(next, now, report, event.workLeft);
 	}
 	return { state: next, actions };
 }
@@ -133,6 +136,7 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 			inFlight: state.inFlight,
 		});
 	if (othersSpend(state.count)) state.pace.shared = true;
+	slowStartAnswered(state, report);
 	if (firstWaveAnswered(state.pace, report.sentAt)) return;
 	climb(state.pace, workLeft, {
 		answers: state.answeredSinceEvent,
