@@ -61,7 +61,8 @@ export const PROBE_GROWTH_PER_SECOND = 0.02;
  * refuses whoever comes within a token of another's admission), and each refusal is a wave that cuts the
  * pace by about that share. Against PROBE_GROWTH_PER_SECOND the cuts won at a fifth of the limit between
  * three workers (bench:sim s86, 110/s: 9.9x the floor). Tuned on bench:sim: at 0.15 s86 went to 8.2x and
- * seed 2 s45 barely moved (2.65 -> 2.62); at 0.3 s86 7.7x, s45 1.91, s190 1.93 -> 1.53.
+ * seed 2 s45 barely moved (2.65 -> 2.62); at 0.3 s86 7.7x, s45 1.91, s190 1.93 -> 1.53; at 0.5 s86 6.3x
+ * but s45 2.53, s190 1.61.
  */
 export const SHARED_PROBE_GROWTH_PER_SECOND = 0.3;
 /**
