@@ -56,6 +56,16 @@ export const LOWER_BOUND_GROWTH_PER_SECOND = 1;
 /** Beyond the last event's rate: slow enough that the 429 wave it ends in is rare, fast enough to find a limit that rose. */
 export const PROBE_GROWTH_PER_SECOND = 0.02;
 /**
+ * Beyond the last event's rate, a pace others spend too (pace.ts `shared`) grows this much a second from
+ * its first answer: such a limit refuses a share of our requests whatever our pace (a bucket of burst 1
+ * refuses whoever comes within a token of another's admission), and each refusal is a wave that cuts the
+ * pace by about that share. Against PROBE_GROWTH_PER_SECOND the cuts won at a fifth of the limit between
+ * three workers (bench:sim s86, 110/s: 9.9x the floor). Tuned on bench:sim: at 0.15 s86 went to 8.2x and
+ * seed 2 s45 barely moved (2.65 -> 2.62); at 0.3 s86 7.7x, s45 1.91, s190 1.93 -> 1.53; at 0.5 s86 6.3x
+ * but s45 2.53, s190 1.61.
+ */
+export const SHARED_PROBE_GROWTH_PER_SECOND = 0.3;
+/**
  * Admissions with no congestion event after which the probe beyond the last event's rate speeds up
  * (pace.ts): more than a pace at the limit gets between its waves, more than a sheet of 20 rows at a
  * limit of one a second has.

@@ -14,6 +14,7 @@ import {
 	RECOVERY_PER_ANSWER,
 	SEARCH_GROWTH_PER_SECOND,
 	SEARCH_LONG_WORK_S,
+	SHARED_PROBE_GROWTH_PER_SECOND,
 	STORM_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_REQUESTS,
@@ -211,9 +212,10 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet): void {
 		quiet.answers < PROBE_QUIET_ANSWERS
 	)
 		return;
+	// Its own waves say less of a limit others spend too: the probe does not wait for a quiet spell.
 	const growth =
 		pace.ceiling !== undefined
-			? probeGrowth(quiet, longWork)
+			? Math.max(pace.shared ? SHARED_PROBE_GROWTH_PER_SECOND : 0, probeGrowth(quiet, longWork))
 			: pace.lowerBound !== undefined
 				? LOWER_BOUND_GROWTH_PER_SECOND
 				: searchGrowth(pace.rate, workLeft);

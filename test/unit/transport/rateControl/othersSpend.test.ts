@@ -5,7 +5,10 @@ import {
 	recordRemaining,
 	type CountState,
 } from '../../../../nodes/shared/transport/rateControl/count';
-import { MIN_ANSWERS_FOR_RATE } from '../../../../nodes/shared/transport/rateControl/constants';
+import {
+	MIN_ANSWERS_FOR_RATE,
+	SHARED_PROBE_GROWTH_PER_SECOND,
+} from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { ok, play, refused, send, type Step } from './story';
@@ -153,5 +156,17 @@ describe('a quota that others spend: the pace probes by time', () => {
 		for (let index = 1; index < rates.length; index++)
 			expect(rates[index]).toBeGreaterThan(rates[index - 1]);
 		expect(rates[rates.length - 1]).toBeGreaterThan(ratesAfterWaves(1)[rates.length - 1]);
+	});
+
+	it('falling by three an answer: beyond the wave it grows SHARED_PROBE_GROWTH_PER_SECOND from the first answer, no quiet spell first', () => {
+		// Each of its refusals may be the others' (a bucket of burst 1 refuses whoever comes within a token
+		// of another's admission): a 2% probe waiting for 5 s of quiet lost to the waves (bench:sim s86).
+		// The 45 answers come within a second of the wave: the quiet spell's probe would still creep.
+		const rates = ratesAfterWaves(3);
+		const last = rates.length - 1;
+		expect(rates[last] / rates[last - 1]).toBeCloseTo(
+			Math.pow(1 + SHARED_PROBE_GROWTH_PER_SECOND, 1 / rates[last - 1]),
+			9,
+		);
 	});
 });
