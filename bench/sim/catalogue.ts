@@ -128,18 +128,24 @@ export function drawScenarios(seed: number, count: number): Scenario[] {
 /** A short description of a scenario, for its line. */
 export function describe(scenario: Scenario): string {
 	const { registry: spec } = scenario;
-	const { limiter } = spec;
-	const limit =
-		limiter.family === 'token-bucket'
-			? `bucket ${limiter.ratePerSecond}/s burst ${limiter.burst}`
-			: `${limiter.family} ${limiter.limit}/${(limiter.windowMs ?? 1000) / 1000}s`;
+	const limit = describeLimit(spec.limiter);
 	const extras = [
 		spec.longQuota ? 'long-quota' : '',
+		spec.spentAtStart ? `spent-${spec.spentAtStart}-at-start` : '',
+		...(spec.changes ?? []).map(
+			(change) => `from ${change.afterMs / 1000}s ${describeLimit(change.limiter)}`,
+		),
 		scenario.spentQuota ? 'spent-daily-quota' : '',
 		spec.nonsense !== 'none' ? spec.nonsense : '',
 		scenario.noToken ? 'no-token' : '',
 	].filter(Boolean);
 	return `${limit}; headers=${spec.headers}/${spec.headersOn}/${spec.resetAs}; retry-after=${spec.retryAfter}; ${scenario.processes}p x ${scenario.executions}e x ${scenario.rows} rows; latency=${spec.latencyMs}±${spec.jitterMs}ms; faults=${(spec.faultShare * 100).toFixed(1)}%${extras.length ? `; ${extras.join(' ')}` : ''}`;
+}
+
+function describeLimit(limiter: RateLimitSettings): string {
+	return limiter.family === 'token-bucket'
+		? `bucket ${limiter.ratePerSecond}/s burst ${limiter.burst}`
+		: `${limiter.family} ${limiter.limit}/${(limiter.windowMs ?? 1000) / 1000}s`;
 }
 
 /**
@@ -160,11 +166,13 @@ export function floorMs(
 	maxConcurrency: number,
 ): number | undefined {
 	if (scenario.spentQuota) return undefined;
-	const { limiter, latencyMs, jitterMs } = scenario.registry;
+	const { latencyMs, jitterMs } = scenario.registry;
 	const total = scenario.rows * scenario.processes * scenario.executions;
 	const roundTripMs = ARRIVAL_MS + latencyMs + jitterMs / 2;
 	const concurrency = maxConcurrency * scenario.processes * scenario.executions;
-	const admit = idealAdmission(limiter, startedAt);
+	const admit = phasedAdmission(scenario.registry, startedAt);
+	// Another client's requests just before the run, at its start (registry.ts takes them so too).
+	for (let spent = 0; spent < (scenario.registry.spentAtStart ?? 0); spent++) admit(0);
 	// When each request is admitted (ms from the start), in order: slot i is free once request
 	// i - concurrency is answered.
 	const admittedAt: number[] = [];
@@ -178,6 +186,30 @@ export function floorMs(
 		finish = Math.max(finish, at - ARRIVAL_MS + roundTripMs);
 	}
 	return finish;
+}
+
+/**
+ * A limit that changes during the run (`spec.changes`), as an ideal client that knows when meets it:
+ * each phase's own ideal admission from the moment it holds (every client restarts with a full
+ * allowance, registry.ts); a request the phase cannot admit before the next begins waits for it.
+ * Without changes, just the one limit's.
+ */
+function phasedAdmission(spec: RegistrySpec, startedAt: number): (at: number) => number {
+	const phases = [{ afterMs: 0, limiter: spec.limiter }, ...(spec.changes ?? [])].map((phase) => ({
+		...phase,
+		admit: idealAdmission(phase.limiter, startedAt),
+	}));
+	if (phases.length === 1) return phases[0].admit;
+	return (at) => {
+		let index = 0;
+		while (index + 1 < phases.length && phases[index + 1].afterMs <= at) index += 1;
+		for (;;) {
+			const admitted = phases[index].admit(Math.max(at, phases[index].afterMs));
+			const next = phases[index + 1];
+			if (next === undefined || admitted < next.afterMs) return admitted;
+			index += 1;
+		}
+	};
 }
 
 /** The limit as an ideal client meets it: the earliest admission at or after `at` (ms from the start), taken. */

@@ -51,6 +51,19 @@ export interface RegistrySpec {
 	faultShare: number;
 	/** Never answers: every request ends in the client's timeout. */
 	silent?: { timeoutMs: number };
+	/**
+	 * The limit changes during the run (bench:sim --changing, never the seeded catalogue): from `afterMs`
+	 * after the registry starts, `limiter` holds, every client restarting with its full allowance, as
+	 * the sandbox's limiter does when its settings are replaced.
+	 */
+	changes?: readonly LimitChange[];
+	/** Requests another client of the same limit spent just before the run (the run starts on a part-spent budget). */
+	spentAtStart?: number;
+}
+
+export interface LimitChange {
+	afterMs: number;
+	limiter: RateLimitSettings;
 }
 
 export interface RegistryCounters {
@@ -71,6 +84,9 @@ export class SimulatedRegistry {
 	private readonly limiter: RateLimiter;
 	private quotaUsed = 0;
 	private quotaResetAt: number;
+	private readonly startedAt: number;
+	/** The next of `spec.changes` to apply. */
+	private nextChange = 0;
 
 	constructor(
 		private readonly clock: VirtualClock,
@@ -79,6 +95,8 @@ export class SimulatedRegistry {
 	) {
 		this.limiter = new RateLimiter(spec.limiter, () => clock.now());
 		this.quotaResetAt = clock.now() + (spec.longQuota?.windowMs ?? 0);
+		this.startedAt = clock.now();
+		for (let spent = 0; spent < (spec.spentAtStart ?? 0); spent++) this.limiter.take('sim');
 	}
 
 	/** The one HTTP call of a process: every process here is the same client of the registry. */
@@ -108,6 +126,7 @@ export class SimulatedRegistry {
 				? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }
 				: { kind: 'response', status: 503, headers: {}, body: {} };
 		}
+		this.applyDueChanges();
 		const decision = this.limiter.take('sim');
 		if (!decision.allowed) {
 			this.counters.rateLimited += 1;
@@ -128,6 +147,15 @@ export class SimulatedRegistry {
 			headers: this.limitHeaders(decision, false),
 			body: RECORD,
 		};
+	}
+
+	private applyDueChanges(): void {
+		const changes = this.spec.changes ?? [];
+		const elapsed = this.clock.now() - this.startedAt;
+		while (this.nextChange < changes.length && changes[this.nextChange].afterMs <= elapsed) {
+			this.limiter.replace(changes[this.nextChange].limiter);
+			this.nextChange += 1;
+		}
 	}
 
 	private retryAfter(seconds: number): Record<string, string> {

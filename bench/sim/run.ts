@@ -1,12 +1,15 @@
-// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet] [--matrix] [--trace]
+// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet] [--matrix | --changing] [--trace]
 // The real rate controller and batch runner on a virtual clock against simulated registries (no sockets,
 // no real waits): one line per limiter configuration drawn from the seed, and last the figures over
 // every configuration whose limit lets the sheet finish within Max Rate-Limit Wait. Deterministic for a seed.
 // --trace prints, each virtual second, every process's requests, 429s and pace (with --only).
 // --matrix runs `npm run bench`'s eight scenarios instead, to set beside its real-time figures.
+// --changing runs limits that change during the run instead (changing.ts): halved, raised, a window
+// lengthened, a budget refilled mid-run.
 import { parseArgs } from 'node:util';
 
 import { describe, drawScenarios, matrixScenarios } from './catalogue';
+import { changingScenarios } from './changing';
 import { runScenario, summarize } from './simulate';
 
 const { values } = parseArgs({
@@ -16,6 +19,7 @@ const { values } = parseArgs({
 		only: { type: 'string' },
 		quiet: { type: 'boolean', default: false },
 		matrix: { type: 'boolean', default: false },
+		changing: { type: 'boolean', default: false },
 		trace: { type: 'boolean', default: false },
 	},
 });
@@ -24,7 +28,11 @@ async function main(): Promise<void> {
 	const wallStart = performance.now();
 	const seed = Number(values.seed);
 	const scenarios = (
-		values.matrix ? matrixScenarios() : drawScenarios(seed, Number(values.count))
+		values.matrix
+			? matrixScenarios()
+			: values.changing
+				? changingScenarios()
+				: drawScenarios(seed, Number(values.count))
 	).filter((scenario) => values.only === undefined || scenario.name === values.only);
 	const results = [];
 	for (const scenario of scenarios) {

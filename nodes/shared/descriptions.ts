@@ -74,7 +74,7 @@ export const requestOptions = {
 		typeOptions: { minValue: 1, maxValue: MAX_ATTEMPTS },
 		default: DEFAULT_ATTEMPTS,
 		description:
-			'How many times one lookup is tried when the registry is briefly unavailable (HTTP 500, 502, 503 or 504, a dropped connection, no answer in time), waiting longer each time. Set it to 1 to turn these retries off.',
+			'How many times one lookup is tried when the registry is briefly unavailable (HTTP 500, 502, 503 or 504, 520-524 or 529 from a gateway, 408, a dropped connection, no answer in time), waiting longer each time. Set it to 1 to turn these retries off.',
 	},
 	maxConcurrency: {
 		displayName: 'Max Concurrent Requests',

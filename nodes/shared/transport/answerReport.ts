@@ -3,9 +3,26 @@ import type { RequestReport } from './rateControl';
 import type { RegistryAnswer } from './registryRequest';
 import { parseRetryAfter } from './retryAfter';
 
+/**
+ * Whether an answer refuses its request for the registry's rate limit. A 429 says so by its status;
+ * some registries and the gateways before them say it otherwise: 420 (Enhance Your Calm) is a rate
+ * limit by name, and a 403 is one when its headers say the rate-limit budget is spent (Remaining 0, in
+ * any dialect) or when to try again (Retry-After): waiting mends no missing plan or scope, so no such
+ * refusal says either. Each is waited out as a 429 is, and tells the controller what a 429 does.
+ */
+export function refusesForRateLimit(status: number, headers: Record<string, unknown>): boolean {
+	if (status === 429 || status === 420) return true;
+	return (
+		status === 403 &&
+		(header(headers, 'retry-after') !== undefined ||
+			readRateLimitHeaders(headers, 0).remaining === 0)
+	);
+}
+
 /** What an answer tells the rate controller. */
 export function report(sentAt: number, answer: RegistryAnswer, now: number): RequestReport {
 	if (answer.kind !== 'response') return { sentAt };
+	const refused = refusesForRateLimit(answer.status, answer.headers);
 	// The controller acts on the budget left, its refill and its limit (a sliding log's whole length).
 	const { remaining, resetMs, resetToldAsTime, limit } = readRateLimitHeaders(
 		answer.headers,
@@ -13,13 +30,10 @@ export function report(sentAt: number, answer: RegistryAnswer, now: number): Req
 	);
 	return {
 		sentAt,
-		status: answer.status,
+		status: refused ? 429 : answer.status,
 		// On a 429 too: 0 says the count is the limit that refused; plenty left says it is another quota's.
 		remaining,
-		retryAfterMs:
-			answer.status === 429
-				? parseRetryAfter(header(answer.headers, 'retry-after'), now)
-				: undefined,
+		retryAfterMs: refused ? parseRetryAfter(header(answer.headers, 'retry-after'), now) : undefined,
 		resetMs,
 		resetToldAsTime,
 		limit,

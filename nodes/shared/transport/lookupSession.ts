@@ -4,7 +4,7 @@ import type { BatchContext, BatchSettings } from './batchContext';
 import { RateController, type Tenant } from './rateControl';
 import type { LookupFailure } from './registryError';
 import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer } from './registryRequest';
-import { header, report } from './answerReport';
+import { header, refusesForRateLimit, report } from './answerReport';
 import { parseRetryAfter } from './retryAfter';
 import {
 	decideRetry,
@@ -155,7 +155,12 @@ export class LookupSession {
 		// Only a lookup's first try tells whether the registry is down: at the end of a sheet the
 		// requests left are mostly retries of the few rows that keep failing.
 		if (!transient || tries.attempt === 1 || probe) this.breaker.record(!transient, probe);
-		if (!transient && answer.kind === 'response' && answer.status !== 429) this.budget.refill();
+		if (
+			!transient &&
+			answer.kind === 'response' &&
+			!refusesForRateLimit(answer.status, answer.headers)
+		)
+			this.budget.refill();
 		return await this.readAnswer(answer, tries, probe);
 	}
 
@@ -200,7 +205,7 @@ export class LookupSession {
 			);
 		}
 		const retryAfterMs = () => parseRetryAfter(header(headers, 'retry-after'), this.clock.now());
-		if (status === 429) {
+		if (refusesForRateLimit(status, headers)) {
 			const told = retryAfterMs();
 			const delayMs = rateLimitDelayMs(told, tries.rateLimited + 1, this.context.random);
 			return { kind: 'rateLimited', retryAfterMs: told, delayMs };

@@ -271,7 +271,7 @@ function describeStatus(
 				? ` ${safe(failure.statusMessage).slice(0, 60)}`
 				: '';
 			return {
-				message: `The registry answered HTTP ${status}${statusMessage}`,
+				message: `The registry answered HTTP ${status}${statusMessage}${tries(failure.attempts)}`,
 				description: `${about}.${said(failure.body)}`,
 			};
 		}

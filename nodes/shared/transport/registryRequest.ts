@@ -147,8 +147,12 @@ export function registryRequest(
 				async (response): Promise<RegistryAnswer> => {
 					const full = response as IN8nHttpFullResponse;
 					const headers = full.headers as Record<string, unknown>;
+					const status = full.statusCode;
 					const read = await readBoundedBody(full.body, headers);
-					if (read.kind === 'oversized') return read;
+					// Only a success's body can be a record: a refusal's page over the cap (a CDN's 429, a
+					// gateway's 503) is left unread, and its status and headers decide as for a short one.
+					const unreadRefusal = read.kind === 'oversized' && (status < 200 || status >= 300);
+					if (read.kind === 'oversized' && !unreadRefusal) return read;
 					if (read.kind === 'interrupted' && isDecompressionError(read.code))
 						// axios has removed the Content-Encoding header by now: the code says which decoder failed.
 						return { kind: 'undecodable', status: full.statusCode, code: read.code };
@@ -158,13 +162,13 @@ export function registryRequest(
 							: abort.signal.aborted
 								? { kind: 'cancelled' }
 								: { kind: 'no-response', reason: 'network', code: read.code };
-					const status = full.statusCode;
+					const body = read.kind === 'read' ? read.body : undefined;
 					// axios decodes one gzip, br or deflate and then drops the header: one left names what it did not.
 					const encoding = headers['content-encoding'];
 					if (
 						status >= 200 &&
 						status < 300 &&
-						typeof read.body === 'string' &&
+						typeof body === 'string' &&
 						typeof encoding === 'string' &&
 						!/^\s*(identity)?\s*$/i.test(encoding)
 					)
@@ -175,7 +179,7 @@ export function registryRequest(
 						status,
 						statusMessage: full.statusMessage,
 						headers,
-						body: read.body,
+						body,
 						...(refusesToken ? { tokenBytes: tokenBytes() } : {}),
 					};
 				},

@@ -7,7 +7,16 @@
  * is plainly down.
  */
 
-export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
+/**
+ * Besides a server's and a reverse proxy's own (500, 502-504), the passing failures of the CDN or API
+ * gateway a registry may sit behind: Cloudflare's 520-524 (the origin's unknown error, down, its
+ * connection or its answer timed out, unreachable) and 529 (overloaded); and 408, which a server sends
+ * as it closes an idle keep-alive connection. A gateway's lasting ones (525, 526: its TLS to the
+ * origin) are not among them.
+ */
+export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([
+	408, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529,
+]);
 
 const BACKOFF_BASE_MS = 250;
 const BACKOFF_CAP_MS = 5_000;

@@ -92,6 +92,18 @@ describe('registry error', () => {
 			'418',
 		],
 		[
+			"a gateway's status, tried again",
+			{
+				kind: 'http',
+				status: 522,
+				statusMessage: 'Origin Connection Time-out',
+				body: {},
+				attempts: 3,
+			},
+			'The registry answered HTTP 522 Origin Connection Time-out (tried 3 times)',
+			'522',
+		],
+		[
 			'429 beyond the budget',
 			{ kind: 'rate-limited', waitedMs: 61_000 },
 			'The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of 60 s',

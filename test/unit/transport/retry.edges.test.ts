@@ -48,8 +48,10 @@ describe('waits', () => {
 		expect(drawn).toBeLessThanOrEqual(1000);
 	});
 
-	it('the statuses tried again are 500, 502, 503 and 504', () => {
-		expect([...TRANSIENT_STATUSES].sort()).toEqual([500, 502, 503, 504]);
+	it("the statuses tried again are 500, 502, 503 and 504, a gateway's 520-524 and 529, and 408", () => {
+		expect([...TRANSIENT_STATUSES].sort()).toEqual([
+			408, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529,
+		]);
 	});
 });
 
