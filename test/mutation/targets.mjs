@@ -127,6 +127,15 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
 		// A quota others spend: the pace probes by time (pace.shared).
 		'test/unit/transport/rateControl/othersSpend.test.ts',
+		// The search per round trip.
+		'test/unit/transport/rateControl/search.edges.test.ts',
+	],
+	// The search from a lower bound: its growth, when it goes per round trip, the ceiling its wave sets.
+	'nodes/shared/transport/rateControl/search.ts': [
+		'test/unit/transport/rateControl/search.edges.test.ts',
+		'test/unit/transport/rateControl/burstBucketSearch.edges.test.ts',
+		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
+		'test/unit/transport/rateControl/transitions.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
