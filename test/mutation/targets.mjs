@@ -158,6 +158,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/jitter.test.ts',
 		// The first wave's late answers measured before a climb.
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
+		// What was admitted over the last second, for the search per round trip.
+		'test/unit/transport/rateControl/search.edges.test.ts',
 	],
 	// The modes, the state and what transitions tell (actions, their logs, the tuned figures): against the
 	// same stories and controller tests as the transitions that read and write them, and their own tests

@@ -1,3 +1,6 @@
+import { append, emptyLog } from '../../../../nodes/shared/transport/rateControl/log';
+import { unknownRegistry } from '../../../../nodes/shared/transport/rateControl/state';
+import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
 import {
 	climb,
 	unknownPace,
@@ -56,5 +59,34 @@ describe('climb, searching per round trip', () => {
 		climb(slow, 1000, quiet, { latencyMs: 40, admittedLastSecond: 8 });
 		expect(slow.rate).toBeCloseTo(10 * 2 ** (1 / 10), 9);
 		expect(slow.stepFrom).toBeUndefined();
+	});
+});
+
+describe('an answer to a search (transition): what was admitted over the last second, no earlier', () => {
+	const now = 100_000;
+	// A search at 10/s from a first wave that admitted 2, 40 ms away; admitted earlier at `ago` ms.
+	const answeredAfter = (ago: number[]): number => {
+		let admitted = emptyLog<{ at: number; sentAt: number }>();
+		for (const back of ago)
+			admitted = append(admitted, { at: now - back, sentAt: now - back - 40 });
+		const state = {
+			...unknownRegistry(),
+			inFlight: 1,
+			latencyMs: 40,
+			lastEventAt: 0,
+			admitted,
+			pace: { ...searching(10, 2), firstWave: { ...searching(10, 2).firstWave!, at: 0 } },
+		};
+		const report = { sentAt: now - 40, status: 200 };
+		return transition(state, { kind: 'answered', report, workLeft: 1000 }, now).state.pace.rate!;
+	};
+	const perRoundTrip = 10 * 2 ** (1 / 4);
+	const perSecond = 10 * 2 ** (1 / 10);
+	it('eight within the second and this answer: more than eight, per round trip', () => {
+		expect(answeredAfter([900, 800, 700, 600, 500, 400, 300, 200])).toBeCloseTo(perRoundTrip, 9);
+	});
+	it('one of them a second ago exactly, or more: not within it', () => {
+		expect(answeredAfter([1000, 800, 700, 600, 500, 400, 300, 200])).toBeCloseTo(perSecond, 9);
+		expect(answeredAfter([1500, 1400, 1300, 1200, 500, 400, 300, 200])).toBeCloseTo(perSecond, 9);
 	});
 });
