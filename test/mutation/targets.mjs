@@ -134,6 +134,15 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
 		// A quota others spend: the pace probes by time (pace.shared).
 		'test/unit/transport/rateControl/othersSpend.test.ts',
+		// The search per round trip.
+		'test/unit/transport/rateControl/search.edges.test.ts',
+	],
+	// The search from a lower bound: its growth, when it goes per round trip, the ceiling its wave sets.
+	'nodes/shared/transport/rateControl/search.ts': [
+		'test/unit/transport/rateControl/search.edges.test.ts',
+		'test/unit/transport/rateControl/burstBucketSearch.edges.test.ts',
+		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
+		'test/unit/transport/rateControl/transitions.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
@@ -158,6 +167,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 		// The slow start a count of one or none makes, and its end at the first 429.
 		'test/unit/transport/rateControl/slowStart.test.ts',
+		// What was admitted over the last second, for the search per round trip.
+		'test/unit/transport/rateControl/search.edges.test.ts',
 	],
 	// A count that said it holds one or none, before any 429: its stories on the pure transition.
 	'nodes/shared/transport/rateControl/slowStart.ts': [

@@ -41,7 +41,7 @@ export const RECOVERY_PER_ANSWER = 0.05;
 export const SEARCH_GROWTH_PER_SECOND = 0.25;
 /**
  * Work left that would take this long at a first wave's pace makes a search doubling each second worth
- * a window's overshoot (pace.ts, searchGrowth): a token bucket's refill may be many times that pace.
+ * a window's overshoot (search.ts, searchGrowth): a token bucket's refill may be many times that pace.
  * Tuned on bench:sim: at 60 s (LONG_WORK_S) it sped up too late to matter (s271 2.43 -> 2.25); at 10 or
  * 20 s, 1 s windows and logs met by shorter sheets overshot (s103, s123, s225 crossed 1.15); at 30 s a 1 s
  * window's 429s crossed 2% (seed 2 s47, 1.8% -> 2.1%).
@@ -53,6 +53,12 @@ export const SEARCH_LONG_WORK_S = 36;
  * it ends in measures the limit.
  */
 export const LOWER_BOUND_GROWTH_PER_SECOND = 1;
+/**
+ * A search from a lower bound where the registry showed it refills (search.ts, refillShown) doubles per
+ * round trip, but over no fewer answers than this: each step then at most 19%, fine enough for the
+ * wave that ends it to tell the limit, which one round trip's steps overshoot at most once more.
+ */
+export const SEARCH_DOUBLING_ANSWERS = 4;
 /** Beyond the last event's rate: slow enough that the 429 wave it ends in is rare, fast enough to find a limit that rose. */
 export const PROBE_GROWTH_PER_SECOND = 0.02;
 /**

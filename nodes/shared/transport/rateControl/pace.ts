@@ -12,14 +12,14 @@ import {
 	PROBE_DOUBLING_MS,
 	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
-	SEARCH_GROWTH_PER_SECOND,
-	SEARCH_LONG_WORK_S,
+	SEARCH_DOUBLING_ANSWERS,
 	SHARED_PROBE_GROWTH_PER_SECOND,
 	STORM_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_REQUESTS,
 	WAVE_DECREASE,
 } from './constants';
+import { refillShown, searchGrowth, type Lately } from './search';
 
 /**
  * The mirror token bucket: the rate the registry admits, as learned from 429s, and the credit that
@@ -182,7 +182,7 @@ export function startOnCredit(pace: PaceState, rate: number, now: number): numbe
  * that rose (or that others sharing it stopped spending) is found again; with little work left
  * (`workLeft` lookups) it stops probing. `quiet`: admissions, and ms, since the last congestion event.
  */
-export function climb(pace: PaceState, workLeft: number, quiet: Quiet): void {
+export function climb(pace: PaceState, workLeft: number, quiet: Quiet, lately: Lately): void {
 	if (pace.rate === undefined) return;
 	if (pace.ceiling !== undefined && pace.rate < RECOVERED_SHARE * pace.ceiling) {
 		pace.rate += (pace.ceiling - pace.rate) * RECOVERY_PER_ANSWER;
@@ -220,41 +220,13 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet): void {
 				? LOWER_BOUND_GROWTH_PER_SECOND
 				: searchGrowth(pace.rate, workLeft);
 	const wave = pace.firstWave;
+	const fast = refillShown(pace, lately);
 	pace.stepFrom =
-		wave !== undefined && wave.told + wave.admittedAfter === 1 ? pace.rate : undefined;
-	pace.rate *= Math.pow(1 + growth, 1 / pace.rate);
-}
-
-/**
- * What the wave that ends a search from a lower bound (a burst under MIN_ANSWERS_FOR_RATE) at `rate`
- * says of the limit, 0 where nothing: the search came within a step of it. Where one request a second
- * is no more than one decrease of the pace, the limit is just below it (what was admitted over the last
- * second is what the doubling sent, about 0.7 of it: bench:sim s31, 428/s, paced at 303/s). At a few a
- * second one step is 20-40% of the pace: where the first wave admitted one (a bucket of burst 1), the
- * limit lies between the refused pace and the step before, which the registry took (bench:sim s209,
- * 4/s burst 1: admitted 277 ms apart, refused 228 ms apart), while what was admitted over the seconds
- * before is mostly the search's slow start (1.4/s). Where it admitted more (a burst of 2 to 4, a log's
- * budget), the pace the budget took once it may not keep: the 429s measure.
- */
-export function searchCeiling(pace: PaceState, rate: number): number {
-	if (rate * (1 - WAVE_DECREASE) >= 1) return WAVE_DECREASE * rate;
-	return Math.min(WAVE_DECREASE * rate, pace.stepFrom ?? 0);
-}
-
-/**
- * The search up from a first wave's rate, before any later wave. That rate is what a window of the
- * wave's budget allows, but only a floor of a token bucket's refill: the bucket refilled during the
- * pause, which Retry-After in whole seconds makes long against a fast bucket's next token (bench:sim
- * s271, 159/s with a burst of 18: measured 9/s). Nothing the registry says tells the two apart (a
- * bucket's Limit is its burst, its Reset a second away, as a window's), so the work left decides:
- * with SEARCH_LONG_WORK_S or more of it at this pace, every row waits on a pace that may be far below a
- * bucket's refill, and the search doubles each second as from a lower bound; a window's budget
- * overshot costs a wave.
- */
-function searchGrowth(rate: number, workLeft: number): number {
-	return workLeft / rate >= SEARCH_LONG_WORK_S
-		? LOWER_BOUND_GROWTH_PER_SECOND
-		: SEARCH_GROWTH_PER_SECOND;
+		fast || (wave !== undefined && wave.told + wave.admittedAfter === 1) ? pace.rate : undefined;
+	const perAnswer = fast
+		? 1 / Math.max(SEARCH_DOUBLING_ANSWERS, (pace.rate * lately.latencyMs) / 1000)
+		: 1 / pace.rate;
+	pace.rate *= Math.pow(1 + growth, perAnswer);
 }
 
 /** Admissions, and ms, since the last congestion event. */

@@ -21,7 +21,8 @@ import {
 } from './constants';
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
-import { catchUpCredit, measureFirstWave, searchCeiling, untoldStormPauseMs } from './pace';
+import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
+import { searchCeiling } from './search';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset } from './windowReset';

@@ -1,12 +1,13 @@
 import type { Action } from './actions';
 import {
 	ADMITTED_SPAN_MAX_MS,
+	ADMITTED_SPAN_MS,
 	BURST_BLAME_MS,
 	LATENCY_SMOOTHING,
 	QUIET_SPELL_MS,
 } from './constants';
 import { othersSpend, recordRemaining } from './count';
-import { append, trim } from './log';
+import { append, countWhere, trim } from './log';
 import { catchUpCredit, climb, firstWaveAnswered, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
 import { slowStartAnswered, slowStartRefused } from './slowStart';
@@ -138,8 +139,16 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 	if (othersSpend(state.count)) state.pace.shared = true;
 	slowStartAnswered(state, report);
 	if (firstWaveAnswered(state.pace, report.sentAt)) return;
-	climb(state.pace, workLeft, {
-		answers: state.answeredSinceEvent,
-		ms: now - (state.lastEventAt ?? now),
-	});
+	climb(
+		state.pace,
+		workLeft,
+		{
+			answers: state.answeredSinceEvent,
+			ms: now - (state.lastEventAt ?? now),
+		},
+		{
+			latencyMs: state.latencyMs,
+			admittedLastSecond: countWhere(state.admitted, ({ at }) => now - at < ADMITTED_SPAN_MS),
+		},
+	);
 }

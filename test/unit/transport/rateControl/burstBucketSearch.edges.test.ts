@@ -9,7 +9,7 @@ import type { ControlState } from '../../../../nodes/shared/transport/rateContro
 import { admitted, ok, play, refused, send } from './story';
 
 // The search up from a first wave's rate, on the pure transition: how fast one admission raises the
-// pace, by the work left at that pace (pace.ts, searchGrowth). Growth is read back from the rates
+// pace, by the work left at that pace (search.ts, searchGrowth). Growth is read back from the rates
 // before and after the admission (rate after = rate * (1 + growth) ^ (1 / rate)).
 
 const rateOf = (state: ControlState, now: number) => {

@@ -1,6 +1,7 @@
 import { WAVE_DECREASE } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
-import { searchCeiling, unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
+import { unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
+import { searchCeiling } from '../../../../nodes/shared/transport/rateControl/search';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { ok, play, refused, send, type Step } from './story';
 
@@ -71,10 +72,13 @@ describe('searchCeiling', () => {
 	const pace = (stepFrom: number | undefined) => ({ ...unknownPace(), stepFrom });
 	it('where one request a second is no more than one decrease, 5% below the refused pace', () => {
 		expect(searchCeiling(pace(undefined), 20)).toBeCloseTo(WAVE_DECREASE * 20, 9);
-		expect(searchCeiling(pace(5), 100)).toBeCloseTo(WAVE_DECREASE * 100, 9);
+		expect(searchCeiling(pace(99), 100)).toBeCloseTo(WAVE_DECREASE * 100, 9);
 		// Exactly one request a second is one decrease: still 5% below, with no step to go by.
 		const exact = 1 / (1 - WAVE_DECREASE);
 		expect(searchCeiling(pace(undefined), exact)).toBeCloseTo(WAVE_DECREASE * exact, 9);
+	});
+	it('a step more than one decrease (a search per round trip): the step before, at any pace', () => {
+		expect(searchCeiling(pace(80), 100)).toBe(80);
 	});
 	it('below that, the step before, at most 5% below the refused pace; nothing without a step', () => {
 		expect(searchCeiling(pace(undefined), 19)).toBe(0);
