@@ -8,15 +8,15 @@ import { parseRetryAfter } from './retryAfter';
  * some registries and the gateways before them say it otherwise: 420 (Enhance Your Calm) is a rate
  * limit by name, and a 403 is one when its headers say the rate-limit budget is spent (Remaining 0, in
  * any dialect) or when to try again (Retry-After): waiting mends no missing plan or scope, so no such
- * refusal says either. Each is waited out as a 429 is, and tells the controller what a 429 does.
+ * refusal says either. A limit of 0 is a plan without the budget (none left of none), not one spent.
+ * Each is waited out as a 429 is, and tells the controller what a 429 does.
  */
 export function refusesForRateLimit(status: number, headers: Record<string, unknown>): boolean {
 	if (status === 429 || status === 420) return true;
-	return (
-		status === 403 &&
-		(header(headers, 'retry-after') !== undefined ||
-			readRateLimitHeaders(headers, 0).remaining === 0)
-	);
+	if (status !== 403) return false;
+	if (header(headers, 'retry-after') !== undefined) return true;
+	const told = readRateLimitHeaders(headers, 0);
+	return told.remaining === 0 && told.limit !== 0;
 }
 
 /** What an answer tells the rate controller. */

@@ -208,7 +208,7 @@ export class LookupSession {
 		if (refusesForRateLimit(status, headers)) {
 			const told = retryAfterMs();
 			const delayMs = rateLimitDelayMs(told, tries.rateLimited + 1, this.context.random);
-			return { kind: 'rateLimited', retryAfterMs: told, delayMs };
+			return { kind: 'rateLimited', status, retryAfterMs: told, delayMs };
 		}
 		// 304 Not Modified names no other address: it is no redirect, and the Base URL is not to blame.
 		if (status >= 300 && status < 400 && status !== 304)

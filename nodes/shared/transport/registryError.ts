@@ -11,7 +11,8 @@ export type LookupFailure =
 	/** No answer: a dropped or refused connection, or no complete answer within the Request Timeout. */
 	| { kind: 'no-response'; reason: 'timeout' | 'network'; code: string; attempts: number }
 	/** 429 beyond the Max Rate-Limit Wait: waited so far, and what the registry asked for last. */
-	| { kind: 'rate-limited'; waitedMs: number; retryAfterMs?: number }
+	/** `status`: the refusal's, where a lookup met one (a 420 or 403 that says so is named, not called a 429). */
+	| { kind: 'rate-limited'; waitedMs: number; retryAfterMs?: number; status?: number }
 	| { kind: 'redirect'; status: number; location?: string }
 	/** An answer larger than the node reads (after decompression): not a record, whatever it holds. */
 	| { kind: 'oversized'; limitBytes: number; declaredBytes?: number }
@@ -166,10 +167,11 @@ export function describeFailure(
 				failure.retryAfterMs !== undefined && failure.retryAfterMs > context.maxRateLimitWaitMs
 					? ` The registry asks to wait ${duration(failure.retryAfterMs)}, longer than the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}: a quota may be spent.`
 					: '';
+			const status = failure.status ?? 429;
 			return {
-				message: `The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}`,
+				message: `The registry kept answering ${refusalName(status)} beyond the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}`,
 				description: `${about} waited ${seconds(failure.waitedMs)}.${asked} Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.`,
-				httpCode: '429',
+				httpCode: String(status),
 			};
 		}
 		case 'redirect': {
@@ -276,4 +278,11 @@ function describeStatus(
 			};
 		}
 	}
+}
+
+/** A refusal for the rate limit as the registry said it (answerReport.ts refusesForRateLimit). */
+function refusalName(status: number): string {
+	if (status === 429) return '429 Too Many Requests';
+	if (status === 420) return '420 Enhance Your Calm';
+	return `${status}, its rate-limit budget spent,`;
 }

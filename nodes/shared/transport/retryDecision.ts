@@ -20,8 +20,11 @@ export type TryResult =
 	| { kind: 'paused'; until: number }
 	/** A 401 to a token another lookup has renewed meanwhile: send again with the new one. */
 	| { kind: 'tokenResend'; refusal: { status: number; tokenBytes?: number } }
-	/** A 429; `delayMs` is the wait its Retry-After (or the backoff, drawn now) asks for. */
-	| { kind: 'rateLimited'; retryAfterMs: number | undefined; delayMs: number }
+	/**
+	 * A refusal for the rate limit (`status`: 429, or a 420 or 403 that says so); `delayMs` is the wait
+	 * its Retry-After (or the backoff, drawn now) asks for.
+	 */
+	| { kind: 'rateLimited'; status: number; retryAfterMs: number | undefined; delayMs: number }
 	/** No answer, or a 5xx: worth trying again within the limits. `probe`: the breaker's probe. */
 	| { kind: 'transient'; failure: LookupFailure; retryAfterMs: number | undefined; probe: boolean };
 
@@ -32,6 +35,8 @@ export interface Tries {
 	rateLimited: number;
 	/** When this lookup first met a 429: only such a lookup spends its rate-limit wait budget. */
 	rateLimitedSince: number | undefined;
+	/** The status of its last refusal for the rate limit (a 420 or 403 is named as such, not as a 429). */
+	refusedWith: number | undefined;
 	tokenResends: number;
 }
 
@@ -39,6 +44,7 @@ export const firstTry = (): Tries => ({
 	attempt: 1,
 	rateLimited: 0,
 	rateLimitedSince: undefined,
+	refusedWith: undefined,
 	tokenResends: 0,
 });
 
@@ -87,7 +93,12 @@ export function decideRetry(
 			const waitedMs = tries.rateLimitedSince === undefined ? 0 : now - tries.rateLimitedSince;
 			return {
 				kind: 'finish',
-				outcome: failed({ kind: 'rate-limited', waitedMs, retryAfterMs: result.until - now }),
+				outcome: failed({
+					kind: 'rate-limited',
+					waitedMs,
+					retryAfterMs: result.until - now,
+					status: tries.refusedWith,
+				}),
 			};
 		}
 		case 'tokenResend':
@@ -96,7 +107,12 @@ export function decideRetry(
 				: { kind: 'refuseToken', refusal: result.refusal };
 		case 'rateLimited': {
 			const since = tries.rateLimitedSince ?? now;
-			const next = { ...tries, rateLimited: tries.rateLimited + 1, rateLimitedSince: since };
+			const next = {
+				...tries,
+				rateLimited: tries.rateLimited + 1,
+				rateLimitedSince: since,
+				refusedWith: result.status,
+			};
 			const waitedMs = now - since;
 			// Real time counts: the wait, and the time spent queueing and asking.
 			if (
@@ -105,7 +121,12 @@ export function decideRetry(
 			)
 				return {
 					kind: 'finish',
-					outcome: failed({ kind: 'rate-limited', waitedMs, retryAfterMs: result.retryAfterMs }),
+					outcome: failed({
+						kind: 'rate-limited',
+						waitedMs,
+						retryAfterMs: result.retryAfterMs,
+						status: result.status,
+					}),
 				};
 			return { kind: 'wait', ms: result.delayMs, tries: next };
 		}

@@ -110,6 +110,18 @@ describe('registry error', () => {
 			'429',
 		],
 		[
+			'a 420 for the rate limit beyond the budget',
+			{ kind: 'rate-limited', waitedMs: 61_000, status: 420 },
+			'The registry kept answering 420 Enhance Your Calm beyond the Max Rate-Limit Wait of 60 s',
+			'420',
+		],
+		[
+			'a 403 for the rate limit beyond the budget',
+			{ kind: 'rate-limited', waitedMs: 61_000, status: 403 },
+			'The registry kept answering 403, its rate-limit budget spent, beyond the Max Rate-Limit Wait of 60 s',
+			'403',
+		],
+		[
 			'a redirect',
 			{ kind: 'redirect', status: 307, location: 'https://evil.example.test/x?token=1' },
 			'The registry answered with a redirect (HTTP 307) to https://evil.example.test/x, which the node does not follow',

@@ -234,6 +234,7 @@ describe('the decision after a try, at its limits', () => {
 			attempt: 1,
 			rateLimited: 0,
 			rateLimitedSince: undefined,
+			refusedWith: undefined,
 			tokenResends: 0,
 		});
 	});
@@ -245,7 +246,7 @@ describe('the decision after a try, at its limits', () => {
 			kind: 'finish',
 			outcome: {
 				kind: 'failed',
-				failure: { kind: 'rate-limited', waitedMs: 0, retryAfterMs: 300 },
+				failure: { kind: 'rate-limited', waitedMs: 0, retryAfterMs: 300, status: undefined },
 			},
 		});
 	});
@@ -265,7 +266,7 @@ describe('the decision after a try, at its limits', () => {
 		const since = now - 58_000;
 		expect(
 			decideRetry(
-				{ kind: 'rateLimited', retryAfterMs: 2_000, delayMs: 2_000 },
+				{ kind: 'rateLimited', status: 429, retryAfterMs: 2_000, delayMs: 2_000 },
 				tries({ rateLimited: 2, rateLimitedSince: since }),
 				limits,
 				now,
@@ -273,11 +274,11 @@ describe('the decision after a try, at its limits', () => {
 		).toStrictEqual({
 			kind: 'wait',
 			ms: 2_000,
-			tries: tries({ rateLimited: 3, rateLimitedSince: since }),
+			tries: tries({ rateLimited: 3, rateLimitedSince: since, refusedWith: 429 }),
 		});
 		expect(
 			decideRetry(
-				{ kind: 'rateLimited', retryAfterMs: undefined, delayMs: 2_001 },
+				{ kind: 'rateLimited', status: 420, retryAfterMs: undefined, delayMs: 2_001 },
 				tries({ rateLimited: 2, rateLimitedSince: since }),
 				limits,
 				now,
@@ -286,13 +287,18 @@ describe('the decision after a try, at its limits', () => {
 			kind: 'finish',
 			outcome: {
 				kind: 'failed',
-				failure: { kind: 'rate-limited', waitedMs: 58_000, retryAfterMs: undefined },
+				failure: { kind: 'rate-limited', waitedMs: 58_000, retryAfterMs: undefined, status: 420 },
 			},
 		});
 	});
 
 	it('the 19th 429 is waited for, the 20th ends the lookup', () => {
-		const result = { kind: 'rateLimited', retryAfterMs: undefined, delayMs: 10 } as const;
+		const result = {
+			kind: 'rateLimited',
+			status: 429,
+			retryAfterMs: undefined,
+			delayMs: 10,
+		} as const;
 		expect(
 			decideRetry(result, tries({ rateLimited: 18, rateLimitedSince: now }), limits, now),
 		).toMatchObject({

@@ -69,37 +69,41 @@ const cases: Array<{
 	},
 	{
 		when: 'a first 429 saying to wait 2 s',
-		result: { kind: 'rateLimited', retryAfterMs: 2_000, delayMs: 2_000 },
+		result: { kind: 'rateLimited', status: 429, retryAfterMs: 2_000, delayMs: 2_000 },
 		tries: firstTry(),
-		decision: { kind: 'wait', ms: 2_000, tries: tries({ rateLimited: 1, rateLimitedSince: now }) },
+		decision: {
+			kind: 'wait',
+			ms: 2_000,
+			tries: tries({ rateLimited: 1, rateLimitedSince: now, refusedWith: 429 }),
+		},
 	},
 	{
-		when: 'a 429 whose wait would end past the wait budget',
-		result: { kind: 'rateLimited', retryAfterMs: 2_000, delayMs: 2_000 },
+		when: 'a 403 for the rate limit whose wait would end past the wait budget: named a 403',
+		result: { kind: 'rateLimited', status: 403, retryAfterMs: 2_000, delayMs: 2_000 },
 		tries: tries({ rateLimited: 3, rateLimitedSince: now - 59_000 }),
 		decision: {
 			kind: 'finish',
 			outcome: {
 				kind: 'failed',
-				failure: { kind: 'rate-limited', waitedMs: 59_000, retryAfterMs: 2_000 },
+				failure: { kind: 'rate-limited', waitedMs: 59_000, retryAfterMs: 2_000, status: 403 },
 			},
 		},
 	},
 	{
 		when: 'the last 429 a lookup may meet',
-		result: { kind: 'rateLimited', retryAfterMs: undefined, delayMs: 100 },
+		result: { kind: 'rateLimited', status: 429, retryAfterMs: undefined, delayMs: 100 },
 		tries: tries({ rateLimited: MAX_RATE_LIMITED_TRIES - 1, rateLimitedSince: now }),
 		decision: { kind: 'finish' },
 	},
 	{
-		when: 'everybody paused past the wait budget',
+		when: 'everybody paused past the wait budget, after its own 420: named the 420',
 		result: { kind: 'paused', until: now + 5_000 },
-		tries: tries({ rateLimitedSince: now - 1_000 }),
+		tries: tries({ rateLimitedSince: now - 1_000, refusedWith: 420 }),
 		decision: {
 			kind: 'finish',
 			outcome: {
 				kind: 'failed',
-				failure: { kind: 'rate-limited', waitedMs: 1_000, retryAfterMs: 5_000 },
+				failure: { kind: 'rate-limited', waitedMs: 1_000, retryAfterMs: 5_000, status: 420 },
 			},
 		},
 	},
