@@ -169,6 +169,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/slowStart.test.ts',
 		// What was admitted over the last second, for the search per round trip.
 		'test/unit/transport/rateControl/search.edges.test.ts',
+		// Successes only count as admissions for it (a burst of 503s shows no refill).
+		'test/unit/transport/rateControl/searchAdmissions.test.ts',
 	],
 	// A count that said it holds one or none, before any 429: its stories on the pure transition.
 	'nodes/shared/transport/rateControl/slowStart.ts': [

@@ -29,8 +29,11 @@ export interface ControlState {
 	quotaSpentUntil: number;
 	/** Storm pauses in a row, each twice as long. */
 	stormLevel: number;
-	/** The requests the registry admitted lately (ADMITTED_SPAN_MAX_MS): when each was answered, and sent. */
-	admitted: Log<{ at: number; sentAt: number }>;
+	/**
+	 * The requests the registry admitted lately (ADMITTED_SPAN_MAX_MS): when each was answered, and sent;
+	 * `succeeded`: a 2xx, the lookup itself answered (a 503 or a gateway's 52x passed the limit, or not).
+	 */
+	admitted: Log<{ at: number; sentAt: number; succeeded: boolean }>;
 	/** How long an answer takes, lately (a moving average). */
 	latencyMs: number;
 	/** Answers, ever (admitted or not, 429s aside). */

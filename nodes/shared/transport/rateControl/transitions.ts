@@ -119,12 +119,12 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 	// An admission ends a storm: the waves around it were congestion, not a registry refusing all.
 	state.stormLevel = 0;
 	// Only an admission says a spent quota is back (a 503 or a dropped connection says nothing of it).
-	if (report.status !== undefined && report.status >= 200 && report.status < 300)
-		state.quotaSpentUntil = 0;
+	const succeeded = report.status !== undefined && report.status >= 200 && report.status < 300;
+	if (succeeded) state.quotaSpentUntil = 0;
 	state.recentEvents = [];
 	state.wavesInRow = 0;
 	state.admitted = trim(
-		append(state.admitted, { at: now, sentAt: report.sentAt }),
+		append(state.admitted, { at: now, sentAt: report.sentAt, succeeded }),
 		({ at }) => now - at > ADMITTED_SPAN_MAX_MS,
 	);
 	state.latencyMs += (now - report.sentAt - state.latencyMs) * LATENCY_SMOOTHING;
@@ -148,7 +148,11 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 		},
 		{
 			latencyMs: state.latencyMs,
-			admittedLastSecond: countWhere(state.admitted, ({ at }) => now - at < ADMITTED_SPAN_MS),
+			// Successes only: a burst of quick failures shows no refill.
+			admittedLastSecond: countWhere(
+				state.admitted,
+				({ at, succeeded }) => succeeded && now - at < ADMITTED_SPAN_MS,
+			),
 		},
 	);
 }

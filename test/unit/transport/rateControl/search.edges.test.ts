@@ -66,9 +66,9 @@ describe('an answer to a search (transition): what was admitted over the last se
 	const now = 100_000;
 	// A search at 10/s from a first wave that admitted 2, 40 ms away; admitted earlier at `ago` ms.
 	const answeredAfter = (ago: number[]): number => {
-		let admitted = emptyLog<{ at: number; sentAt: number }>();
+		let admitted = emptyLog<{ at: number; sentAt: number; succeeded: boolean }>();
 		for (const back of ago)
-			admitted = append(admitted, { at: now - back, sentAt: now - back - 40 });
+			admitted = append(admitted, { at: now - back, sentAt: now - back - 40, succeeded: true });
 		const state = {
 			...unknownRegistry(),
 			inFlight: 1,
