@@ -78,6 +78,38 @@ export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot 
 		: { s, n: record.officialName, d: day };
 }
 
+/**
+ * Text that may read otherwise in another form: not ASCII (Unicode has composed and decomposed forms of
+ * one letter), white space other than single spaces, or a space at either end.
+ */
+const MAY_HAVE_ANOTHER_FORM = /[^\x21-\x7e ]|  |^ | $/;
+
+/**
+ * The form a name or address is compared in: Unicode NFC, each run of white space one space, trimmed.
+ * A registry may answer the same text composed or decomposed (several back ends, a cache, a migration), or
+ * with a line break or a space moved: the person who gets the alert reads no change. Most names and
+ * addresses are plain ASCII: the regex test spares them the normalising.
+ */
+export function canonicalText(text: string): string {
+	return MAY_HAVE_ANOTHER_FORM.test(text)
+		? text.normalize('NFC').replace(/\s+/g, ' ').trim()
+		: text;
+}
+
+/** Whether two names or addresses (or their absence) read the same: the same text, or the same canonical form. */
+export function sameText(before: string | undefined, after: string | undefined): boolean {
+	if (before === after) return true;
+	return (
+		before !== undefined && after !== undefined && canonicalText(before) === canonicalText(after)
+	);
+}
+
+/** Whether two snapshots say the same of a company (its last check's day aside). */
+export const sameSnapshot = (
+	before: Omit<PreviousSnapshot, 'd'>,
+	after: Omit<PreviousSnapshot, 'd'>,
+): boolean => before.s === after.s && sameText(before.n, after.n) && sameText(before.a, after.a);
+
 const statusName = (snapshot: Pick<CompanySnapshot, 's'>) =>
 	snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null;
 
@@ -103,9 +135,7 @@ export function compareSnapshots(
 	if (!isRegistered) return undefined;
 	// The common case, without building a change: most companies of a long list are as they were.
 	if (
-		previous.s === current.s &&
-		previous.n === current.n &&
-		previous.a === current.a &&
+		sameSnapshot(previous, current) &&
 		!detailsChanged?.officialName &&
 		!detailsChanged?.registeredAddress
 	)
@@ -116,8 +146,11 @@ export function compareSnapshots(
 		before: string | null,
 		after: string | null,
 	) => {
+		// Shown as the registry sent them; compared in their canonical form.
 		const changed =
-			field === 'status' || !detailsChanged ? before !== after : detailsChanged[field];
+			field === 'status' || !detailsChanged
+				? !sameText(before ?? undefined, after ?? undefined)
+				: detailsChanged[field];
 		if (!changed) return;
 		change.changedFields.push(field);
 		change.changes[field] = { previous: before, current: after };
