@@ -3,6 +3,7 @@ import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
+import { canonicalText, sameText } from '../../../nodes/shared/watch/snapshot';
 import { company, helpersOf, STORE_CONTEXT } from './storeFixtures';
 import { runOnStore } from './storeRun';
 
@@ -171,5 +172,38 @@ describe('the same text in another form, and the upgrade', () => {
 		expect(
 			eventsOf((await runOnStore(helpersOf(store), undefined, checked(renamed), [], 2)).found),
 		).toEqual(['2:detailsChanged']);
+	});
+});
+
+describe('the canonical form of a name or address', () => {
+	it.each([
+		['Müller GmbH', 'Müller GmbH'.normalize('NFD')],
+		['A B', 'A  B'],
+		['A B', ' A B'],
+		['A B', 'A B '],
+		['A B', 'A\tB'],
+		['A B', 'A\nB'],
+		['A B', 'A\u00a0B'],
+		['A B', 'A \r\n B'],
+	])('%j reads as %j', (canonical, other) => {
+		expect(canonicalText(other)).toBe(canonical);
+		expect(sameText(canonical, other)).toBe(true);
+		expect(sameText(other, canonical)).toBe(true);
+	});
+
+	it.each([
+		['!~ plain ASCII', '!~ plain ASCII.'],
+		['AB', 'A B'],
+		['Müller', 'Muller'],
+	])('%j and %j differ, each kept as it is', (one, other) => {
+		expect(canonicalText(one)).toBe(one);
+		expect(canonicalText(other)).toBe(other);
+		expect(sameText(one, other)).toBe(false);
+	});
+
+	it('a missing value reads as no other', () => {
+		expect(sameText(undefined, undefined)).toBe(true);
+		expect(sameText(undefined, '')).toBe(false);
+		expect(sameText(' ', undefined)).toBe(false);
 	});
 });
