@@ -71,6 +71,11 @@ import {
  * entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
  * before. A row too long for the store's capacity gets no mark (n8n would trim what the mark vouches for).
  *
+ * Names and addresses are written in their canonical form (snapshot.ts: the same text in another form is
+ * no change); earlier versions wrote them as they came. Step 2 asks a name or address that step 1 found not
+ * held in the form it came in too, where that differs: held, so is the field, and a company whose registry
+ * keeps sending one form reports nothing on the first run after the upgrade (its row is then written anew).
+ *
  * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
  * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
  * next run would take them as known, and never report the change); a failure after the clear writes back
