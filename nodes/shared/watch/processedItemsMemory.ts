@@ -3,13 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 
 import type { Recollection, Recollections, RowMark, StaticDataMemory, WatchMemory } from './memory';
-import {
-	canonicalText,
-	sameSnapshot,
-	sameText,
-	type CompanySnapshot,
-	type PreviousSnapshot,
-} from './snapshot';
+import { canonicalText, sameText, type CompanySnapshot, type PreviousSnapshot } from './snapshot';
 
 /**
  * The watch's memory in n8n's processed-items store (the deduplication helpers, kept in n8n's database).
@@ -132,6 +126,10 @@ function entry(id: string, field: string, value: string | undefined): string {
 	return parts.join('');
 }
 const statusEntry = (id: string, status: CompanySnapshot['s']) => entry(id, 'status', status);
+/** Whether two snapshots say the same of a company (its last check's day aside), in the canonical form. */
+const sameSnapshot = (before: Omit<CompanySnapshot, 'd'>, after: Omit<CompanySnapshot, 'd'>) =>
+	before.s === after.s && sameText(before.n, after.n) && sameText(before.a, after.a);
+
 type TextField = 'name' | 'address';
 /** A name or address in the form this version writes: its canonical form (snapshot.ts says why). */
 const canonicalOf = (text: string | undefined) =>

@@ -104,12 +104,6 @@ export function sameText(before: string | undefined, after: string | undefined):
 	);
 }
 
-/** Whether two snapshots say the same of a company (its last check's day aside). */
-export const sameSnapshot = (
-	before: Omit<PreviousSnapshot, 'd'>,
-	after: Omit<PreviousSnapshot, 'd'>,
-): boolean => before.s === after.s && sameText(before.n, after.n) && sameText(before.a, after.a);
-
 const statusName = (snapshot: Pick<CompanySnapshot, 's'>) =>
 	snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null;
 
@@ -135,7 +129,9 @@ export function compareSnapshots(
 	if (!isRegistered) return undefined;
 	// The common case, without building a change: most companies of a long list are as they were.
 	if (
-		sameSnapshot(previous, current) &&
+		previous.s === current.s &&
+		sameText(previous.n, current.n) &&
+		sameText(previous.a, current.a) &&
 		!detailsChanged?.officialName &&
 		!detailsChanged?.registeredAddress
 	)

@@ -178,6 +178,8 @@ describe('the same text in another form, and the upgrade', () => {
 describe('the canonical form of a name or address', () => {
 	it.each([
 		['Müller GmbH', 'Müller GmbH'.normalize('NFD')],
+		// No ASCII letter in it: decomposed, still normalised.
+		['Кий', 'Кий'.normalize('NFD')],
 		['A B', 'A  B'],
 		['A B', ' A B'],
 		['A B', 'A B '],
