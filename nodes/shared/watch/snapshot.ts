@@ -82,7 +82,7 @@ export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot 
  * Text that may read otherwise in another form: not ASCII (Unicode has composed and decomposed forms of
  * one letter), white space other than single spaces, or a space at either end.
  */
-const MAY_HAVE_ANOTHER_FORM = /[^\x21-\x7e ]|  |^ | $/;
+const MAY_HAVE_ANOTHER_FORM = /[^\x21-\x7e ]| {2}|^ | $/;
 
 /**
  * The form a name or address is compared in: Unicode NFC, each run of white space one space, trimmed.
