@@ -497,8 +497,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		 * 2 asks them as they came too (a row an earlier version wrote holds that form); held, so is the field.
 		 */
 		const asCame: Array<{ entry: string; held: Held; field: TextField }> = [];
+		// Not registered: no name or address, so none asked.
 		const askAsCame = (id: string, snapshot: Omit<CompanySnapshot, 'd'>, held: Held) => {
-			if (snapshot.s === 'N') return;
 			const name = held.name ? undefined : asCameEntry(id, 'name', snapshot.n);
 			if (name) asCame.push({ entry: name, held, field: 'name' });
 			const address = held.address ? undefined : asCameEntry(id, 'address', snapshot.a);

@@ -125,7 +125,8 @@ describe('the same text in another form, and the upgrade', () => {
 			'Königstraße 12, 70173 Stuttgart',
 		);
 		expect(await run([otherForm, AS_SENT[1], AS_SENT[2]], 3)).toEqual([]);
-		expect(await run([sent('Active', 'Müller & Söhne AG'), AS_SENT[1], AS_SENT[2]], 4)).toEqual([
+		// Renamed, the new name in another form than its canonical one: neither form is held.
+		expect(await run([sent('Active', 'Müller &  Söhne AG'), AS_SENT[1], AS_SENT[2]], 4)).toEqual([
 			'0:detailsChanged',
 		]);
 	});
@@ -159,6 +160,39 @@ describe('the same text in another form, and the upgrade', () => {
 		expect(found.map((change) => change.change.changes.officialName?.previous)).toEqual([
 			NAME_AS_SENT,
 		]);
+	});
+
+	it('an old name the row holds in neither form is not shown as the previous one', async () => {
+		// The static data says the name as sent; a worker has since written another into the row.
+		const { staticData } = earlierMainProcess(AS_SENT);
+		delete (staticData as { storeRow?: unknown }).storeRow;
+		const store = await storeHolding(
+			earlierWorkerRow([sent('Active', 'Zwischenname GmbH'), AS_SENT[1], AS_SENT[2]]),
+		);
+		const renamed = [sent('Active', 'Endname AG'), AS_SENT[1], AS_SENT[2]];
+		const { found } = await runOnStore(helpersOf(store), staticData, checked(renamed), [], 1);
+		expect(found.map((change) => change.change.changes.officialName)).toEqual([
+			{ previous: null, current: 'Endname AG' },
+		]);
+	});
+
+	it('a company not checked whose entries the row holds is carried as it is, its status not asked again', async () => {
+		const { row, staticData } = earlierMainProcess(AS_SENT);
+		delete (staticData as { storeRow?: unknown }).storeRow;
+		const calls: string[] = [];
+		const store = await storeHolding(row);
+		const { found } = await runOnStore(
+			helpersOf(store, { calls }),
+			staticData,
+			checked(AS_SENT, [1]),
+			[],
+			1,
+		);
+		expect(eventsOf(found)).toEqual([]);
+		// The count, the block, the entries of all three (company 1's from the static data), then step 2
+		// (the statuses and the details of companies 0 and 2, and their names and addresses as they came;
+		// none for company 1), and the row written anew.
+		expect(calls).toEqual(['count', 'record 1', 'record 9', 'record 12', 'clear', 'record 11']);
 	});
 
 	it('a company not checked on the first run after the upgrade keeps its name and address in the row: a worker later tells its rename', async () => {
