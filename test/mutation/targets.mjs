@@ -59,6 +59,7 @@ export const TARGETS = {
 		'test/unit/watch/snapshot.test.ts',
 		'test/unit/watch/snapshot.edges.test.ts',
 		'test/unit/watch/detector.edges.test.ts',
+		'test/unit/watch/textForms.test.ts',
 	],
 	'nodes/shared/watch/failedChecks.ts': ['test/unit/watch/failedChecks.edges.test.ts'],
 	// Retry On Fail's earlier tries (its engine test, watch.operation's, loads the whole engine).
@@ -78,6 +79,7 @@ export const TARGETS = {
 		'test/unit/watch/rowMark.edges.test.ts',
 		'test/unit/watch/rowMark.redteam.test.ts',
 		'test/unit/watch/mixedRuns.test.ts',
+		'test/unit/watch/textForms.test.ts',
 	],
 	// The retry policy and the decision after each try: pure, on an injected clock.
 	'nodes/shared/transport/retryPolicy.ts': [

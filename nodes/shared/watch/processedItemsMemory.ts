@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 
 import type { Recollection, Recollections, RowMark, StaticDataMemory, WatchMemory } from './memory';
-import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
+import { canonicalText, sameText, type CompanySnapshot, type PreviousSnapshot } from './snapshot';
 
 /**
  * The watch's memory in n8n's processed-items store (the deduplication helpers, kept in n8n's database).
@@ -65,6 +65,11 @@ import type { CompanySnapshot, PreviousSnapshot } from './snapshot';
  * entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
  * before. A row too long for the store's capacity gets no mark (n8n would trim what the mark vouches for).
  *
+ * Names and addresses are written in their canonical form (snapshot.ts: the same text in another form is
+ * no change); earlier versions wrote them as they came. Step 2 asks a name or address that step 1 found not
+ * held in the form it came in too, where that differs: held, so is the field, and a company whose registry
+ * keeps sending one form reports nothing on the first run after the upgrade (its row is then written anew).
+ *
  * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
  * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
  * next run would take them as known, and never report the change); a failure after the clear writes back
@@ -121,8 +126,23 @@ function entry(id: string, field: string, value: string | undefined): string {
 	return parts.join('');
 }
 const statusEntry = (id: string, status: CompanySnapshot['s']) => entry(id, 'status', status);
-const nameEntry = (id: string, name: string | undefined) => entry(id, 'name', name);
-const addressEntry = (id: string, address: string | undefined) => entry(id, 'address', address);
+/** Whether two snapshots say the same of a company (its last check's day aside), in the canonical form. */
+const sameSnapshot = (before: Omit<CompanySnapshot, 'd'>, after: Omit<CompanySnapshot, 'd'>) =>
+	before.s === after.s && sameText(before.n, after.n) && sameText(before.a, after.a);
+
+type TextField = 'name' | 'address';
+/** A name or address in the form this version writes: its canonical form (snapshot.ts says why). */
+const canonicalOf = (text: string | undefined) =>
+	text === undefined ? undefined : canonicalText(text);
+const nameEntry = (id: string, name: string | undefined) => entry(id, 'name', canonicalOf(name));
+const addressEntry = (id: string, address: string | undefined) =>
+	entry(id, 'address', canonicalOf(address));
+/**
+ * The entry earlier versions wrote of a name or address, the text as it came, where it is not this
+ * version's: a row they wrote holds it, and a company whose registry sends that form is unchanged.
+ */
+const asCameEntry = (id: string, field: TextField, text: string | undefined) =>
+	text !== undefined && canonicalText(text) !== text ? entry(id, field, text) : undefined;
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */
 const detailsUnknownEntry = (id: string) => entry(id, 'details', 'unknown');
 
@@ -173,9 +193,9 @@ function pushEntriesText(
 	pushBoundedEntry(parts, bounds, id, 'status', snapshot.s);
 	if (snapshot.s === 'N') return;
 	parts.push(',');
-	pushBoundedEntry(parts, bounds, id, 'name', snapshot.n);
+	pushBoundedEntry(parts, bounds, id, 'name', canonicalOf(snapshot.n));
 	parts.push(',');
-	pushBoundedEntry(parts, bounds, id, 'address', snapshot.a);
+	pushBoundedEntry(parts, bounds, id, 'address', canonicalOf(snapshot.a));
 }
 
 function pushBoundedEntry(
@@ -410,8 +430,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		} else {
 			for (const [id, now] of current) {
 				const before = asInRow(id);
-				if (before && before.s === now.s && before.n === now.n && before.a === now.a)
-					deferred.push(id);
+				if (before && sameSnapshot(before, now)) deferred.push(id);
 				else asked.add(id, now);
 			}
 		}
@@ -473,23 +492,47 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const isNew = (entry: string) => storeIsNew || firstNew.has(entry);
 		/** The companies named now whose entries were not all held, with what was. */
 		const changed = new Map<string, Held>();
-		asked.walk(isNew, (id, _now, held) => {
-			if (!allHeld(held)) changed.set(id, held);
+		/**
+		 * Names and addresses step 1 found not held that came in another form than the canonical one: step
+		 * 2 asks them as they came too (a row an earlier version wrote holds that form); held, so is the field.
+		 */
+		const asCame: Array<{ entry: string; held: Held; field: TextField }> = [];
+		// Not registered: no name or address, so none asked.
+		const askAsCame = (id: string, snapshot: Omit<CompanySnapshot, 'd'>, held: Held) => {
+			const name = held.name ? undefined : asCameEntry(id, 'name', snapshot.n);
+			if (name) asCame.push({ entry: name, held, field: 'name' });
+			const address = held.address ? undefined : asCameEntry(id, 'address', snapshot.a);
+			if (address) asCame.push({ entry: address, held, field: 'address' });
+		};
+		asked.walk(isNew, (id, now, held) => {
+			if (allHeld(held)) return;
+			changed.set(id, held);
+			askAsCame(id, now, held);
 		});
 		/** A changed company whose previous snapshot the static data holds, the row being as marked. */
 		const fromNotebook = (id: string) => rowAsMarked && asInRow(id) !== undefined;
 		const carriedWhole: string[] = [...absentDeferred];
 		/** Companies not named now whose details the row does not hold as the static data says: their status asked then, and whether it was held. */
 		const statusOnly = new Map<string, { asked?: CompanySnapshot['s']; held: boolean }>();
+		/** What step 1 found held of the companies in `statusOnly` it asked. */
+		const absentHeld = new Map<string, Held>();
 		absentAsked.walk(isNew, (id, before, held) => {
-			if (allHeld(held)) carriedWhole.push(id);
-			else statusOnly.set(id, { asked: before.s, held: held.status });
+			if (allHeld(held)) return void carriedWhole.push(id);
+			statusOnly.set(id, { asked: before.s, held: held.status });
+			absentHeld.set(id, held);
+			askAsCame(id, before, held);
 		});
 		for (const id of absentUnsaved) statusOnly.set(id, { held: false });
 
 		// 2. For the rest: the statuses that may have been, whether only the status was known, and the
 		// static data's name and address where they are not the current ones.
 		const questions: string[] = [];
+		/** The static data's name or address, in both forms where they differ (an earlier version's row holds it as it came). */
+		const askOld = (id: string, field: TextField, text: string | undefined) => {
+			questions.push(entry(id, field, canonicalOf(text)));
+			const asItCame = asCameEntry(id, field, text);
+			if (asItCame) questions.push(asItCame);
+		};
 		if (!storeIsNew) {
 			for (const [id, held] of changed) {
 				if (fromNotebook(id)) continue;
@@ -498,12 +541,13 @@ export class ProcessedItemsMemory implements WatchMemory {
 				for (const status of probed(now.s, held.status)) questions.push(statusEntry(id, status));
 				questions.push(detailsUnknownEntry(id));
 				if (before && before.s !== 'N') {
-					if (now.s === 'N' || before.n !== now.n) questions.push(nameEntry(id, before.n));
-					if (now.s === 'N' || before.a !== now.a) questions.push(addressEntry(id, before.a));
+					if (now.s === 'N' || !sameText(before.n, now.n)) askOld(id, 'name', before.n);
+					if (now.s === 'N' || !sameText(before.a, now.a)) askOld(id, 'address', before.a);
 				}
 			}
 			for (const [id, { asked: askedStatus, held }] of statusOnly)
 				for (const status of probed(askedStatus, held)) questions.push(statusEntry(id, status));
+			for (const { entry: asItCame } of asCame) questions.push(asItCame);
 		}
 		const secondNew = await this.record(questions).catch(async (error: unknown) => {
 			await this.undoRecorded();
@@ -519,6 +563,15 @@ export class ProcessedItemsMemory implements WatchMemory {
 		if (this.rowIsCurrent && this.heldBefore < 0) this.heldBefore = await count();
 		// Only entries asked in step 2 are looked up here.
 		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
+		// A field held as it came is held: a company whose every field is held so is unchanged.
+		for (const { entry: asItCame, held, field } of asCame)
+			if (answers.has(asItCame)) held[field] = true;
+		for (const [id, held] of changed) if (allHeld(held)) changed.delete(id);
+		for (const [id, held] of absentHeld) {
+			if (!allHeld(held)) continue;
+			statusOnly.delete(id);
+			carriedWhole.push(id);
+		}
 		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */
 		const statusOf = (id: string, asked: CompanySnapshot['s'] | undefined, wasHeld: boolean) => {
 			const held = probed(asked, wasHeld).filter((status) => answers.has(statusEntry(id, status)));
@@ -549,18 +602,17 @@ export class ProcessedItemsMemory implements WatchMemory {
 			const addressChanged = !detailsUnknown && status !== 'N' && !(registeredNow && held.address);
 			// The static data's old value where the store confirms it was the last one (asked in step 2
 			// unless it is the current one, which step 1 found missing).
-			const old = <F extends 'n' | 'a'>(
-				field: F,
-				entry: (id: string, value: string | undefined) => string,
-			) =>
-				before &&
-				before.s !== 'N' &&
-				!(registeredNow && before[field] === now[field]) &&
-				answers.has(entry(id, before[field]))
+			const old = (field: 'n' | 'a', entryField: TextField) => {
+				if (!before || before.s === 'N' || (registeredNow && sameText(before[field], now[field])))
+					return undefined;
+				const asItCame = asCameEntry(id, entryField, before[field]);
+				return answers.has(entry(id, entryField, canonicalOf(before[field]))) ||
+					(asItCame !== undefined && answers.has(asItCame))
 					? before[field]
 					: undefined;
-			const oldName = nameChanged ? old('n', nameEntry) : now.n;
-			const oldAddress = addressChanged ? old('a', addressEntry) : now.a;
+			};
+			const oldName = nameChanged ? old('n', 'name') : now.n;
+			const oldAddress = addressChanged ? old('a', 'address') : now.a;
 			const previous: PreviousSnapshot = {
 				s: status,
 				// Not registered: no name or address, as the static data's snapshot has none.

@@ -78,6 +78,32 @@ export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot 
 		: { s, n: record.officialName, d: day };
 }
 
+/**
+ * Text that may read otherwise in another form: not ASCII (Unicode has composed and decomposed forms of
+ * one letter), white space other than single spaces, or a space at either end.
+ */
+const MAY_HAVE_ANOTHER_FORM = /[^\x21-\x7e ]| {2}|^ | $/;
+
+/**
+ * The form a name or address is compared in: Unicode NFC, each run of white space one space, trimmed.
+ * A registry may answer the same text composed or decomposed (several back ends, a cache, a migration), or
+ * with a line break or a space moved: the person who gets the alert reads no change. Most names and
+ * addresses are plain ASCII: the regex test spares them the normalising.
+ */
+export function canonicalText(text: string): string {
+	return MAY_HAVE_ANOTHER_FORM.test(text)
+		? text.normalize('NFC').replace(/\s+/g, ' ').trim()
+		: text;
+}
+
+/** Whether two names or addresses (or their absence) read the same: the same text, or the same canonical form. */
+export function sameText(before: string | undefined, after: string | undefined): boolean {
+	if (before === after) return true;
+	return (
+		before !== undefined && after !== undefined && canonicalText(before) === canonicalText(after)
+	);
+}
+
 const statusName = (snapshot: Pick<CompanySnapshot, 's'>) =>
 	snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null;
 
@@ -104,8 +130,8 @@ export function compareSnapshots(
 	// The common case, without building a change: most companies of a long list are as they were.
 	if (
 		previous.s === current.s &&
-		previous.n === current.n &&
-		previous.a === current.a &&
+		sameText(previous.n, current.n) &&
+		sameText(previous.a, current.a) &&
 		!detailsChanged?.officialName &&
 		!detailsChanged?.registeredAddress
 	)
@@ -116,8 +142,11 @@ export function compareSnapshots(
 		before: string | null,
 		after: string | null,
 	) => {
+		// Shown as the registry sent them; compared in their canonical form.
 		const changed =
-			field === 'status' || !detailsChanged ? before !== after : detailsChanged[field];
+			field === 'status' || !detailsChanged
+				? !sameText(before ?? undefined, after ?? undefined)
+				: detailsChanged[field];
 		if (!changed) return;
 		change.changedFields.push(field);
 		change.changes[field] = { previous: before, current: after };

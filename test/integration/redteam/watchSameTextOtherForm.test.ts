@@ -10,17 +10,14 @@ import {
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
 
-// Red team, kept as a known failure: an alert pipeline on Watch for Changes, and a registry that
-// answers the same name and address in another form from one lookup to the next: Unicode composed
-// (NFC: "ü" one code point) or decomposed (NFD: "u" and a combining diaeresis), as registries behind
-// several back ends or caches, or after a migration, do; or with its line break, a double space or a
-// trailing space moved. snapshot.ts remembers the text as it came and compares it code point by code
-// point, so each flip is a `detailsChanged` whose previous and current read the same to the person who
-// gets the alert, every run the forms flip. The fix is to remember and compare a canonical form (NFC,
-// runs of white space as one space, trimmed) in snapshotOf, in nodes/shared/watch/ (both memories
-// derive from it); it costs one false change per company whose registry sends another form than the
-// canonical one, on the first run after the upgrade (the processed-items store holds hashes of the text
-// as it came), which is why it is reported, not changed here.
+// Red team: an alert pipeline on Watch for Changes, and a registry that answers the same name and
+// address in another form from one lookup to the next: Unicode composed (NFC: "ü" one code point) or
+// decomposed (NFD: "u" and a combining diaeresis), as registries behind several back ends or caches, or
+// after a migration, do; or with its line break, a double space or a trailing space moved. The watch
+// compared the text code point by code point, so each flip was a `detailsChanged` whose previous and
+// current read the same to the person who gets the alert. Now both memories compare a canonical form
+// (NFC, runs of white space as one space, trimmed; snapshot.ts), and the alert shows the text as sent.
+// The upgrade costs no false change: test/unit/watch/textForms.test.ts.
 
 const NAME = 'Müller & Söhne Präzisionsteile GmbH';
 const ADDRESS = 'Königstraße 12, 70173 Stuttgart';
@@ -46,7 +43,7 @@ describe('Watch for Changes, a registry that answers the same text in another fo
 		(_request, response) => json(response, 200, { ...GOOD_RECORD, ...answer }),
 	);
 
-	it.failing('reports no change when only the form changed', async () => {
+	it('reports no change when only the form changed', async () => {
 		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
 		expect(await watch(engine)).toEqual([]);
 		answer = {

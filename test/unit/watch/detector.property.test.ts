@@ -7,6 +7,7 @@ import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItems
 import { drawnCompany, helpersOf, notRegistered } from './storeFixtures';
 import {
 	compareSnapshots,
+	sameText,
 	snapshotOf,
 	type CompanyChange,
 } from '../../../nodes/shared/watch/snapshot';
@@ -29,8 +30,15 @@ interface Company {
 	record: CompanyRecord;
 }
 
-const NAMES = ['Alpha GmbH', 'Beta GmbH', 'Gamma GmbH'];
-const ADDRESSES = ['Hauptstr. 1', 'Ring 2', undefined];
+// Some the same text in another form (decomposed, white space moved): the model says no change between them.
+const NAMES = [
+	'Alpha GmbH',
+	'Alpha  GmbH ',
+	'Beta GmbH',
+	'Gämma GmbH',
+	'Gämma GmbH'.normalize('NFD'),
+];
+const ADDRESSES = ['Hauptstr. 1', 'Hauptstr.\n1', 'Ring 2', 'Ring 2'.normalize('NFD'), undefined];
 
 function record(random: () => number, registered = true): CompanyRecord {
 	if (!registered) return notRegistered();
@@ -71,6 +79,10 @@ function mutate(random: () => number, company: Company): void {
 }
 
 const logger = { warn: () => undefined };
+
+/** A name's or address's previous value, as the model and the detector may hold it in different forms. */
+const readsTheSame = (got: string | boolean, truth: string | boolean | null) =>
+	typeof got === 'string' && typeof truth === 'string' ? sameText(got, truth) : got === truth;
 
 /**
  * `few`: each run changes a company seldom, names nearly all, and lists are longer: most of a worker's
@@ -160,9 +172,12 @@ function simulate(seed: number, variant: Variant, few = false) {
 						for (const field of got.changedFields) {
 							const value = got.changes[field]!;
 							const truth = expected.changes[field]!;
+							// The current value as sent; the previous one may be an earlier form of it (the store keeps
+							// the canonical form, and the static data where it is older than the row, by lost saves
+							// or runs on a worker, an earlier form): it reads the same.
 							if (
 								value.current !== truth.current ||
-								(value.previous !== null && value.previous !== truth.previous)
+								(value.previous !== null && !readsTheSame(value.previous, truth.previous))
 							)
 								problems.push(`${where}: wrong values of ${field}`);
 						}
