@@ -220,10 +220,10 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet, lately: L
 				? LOWER_BOUND_GROWTH_PER_SECOND
 				: searchGrowth(pace.rate, workLeft);
 	const wave = pace.firstWave;
-	const fast = refillShown(pace, lately);
+	const refills = refillShown(pace, lately);
 	pace.stepFrom =
-		fast || (wave !== undefined && wave.told + wave.admittedAfter === 1) ? pace.rate : undefined;
-	const perAnswer = fast
+		refills || (wave !== undefined && wave.told + wave.admittedAfter === 1) ? pace.rate : undefined;
+	const perAnswer = refills
 		? 1 / Math.max(SEARCH_DOUBLING_ANSWERS, (pace.rate * lately.latencyMs) / 1000)
 		: 1 / pace.rate;
 	pace.rate *= Math.pow(1 + growth, perAnswer);
