@@ -1,4 +1,5 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
+import { scriptedEngine } from '../../support/scriptedEngine';
 import {
 	GOOD_RECORD,
 	json,
@@ -35,7 +36,7 @@ describe.each([520, 521, 522, 523, 524, 529, 408])(
 		);
 
 		it('tries it again: every row registered, each after two requests', async () => {
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			const engine = scriptedEngine(registry);
 			const { registered, errors } = await runRows(engine, ROWS, {
 				onError: 'continueErrorOutput',
 			});
@@ -59,7 +60,7 @@ describe('a registry behind a gateway that answers HTTP 522 to every try', () =>
 	);
 
 	it('fails the row after Max Attempts, and says how often it was tried', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { errors } = await runRows(engine, ROWS.slice(0, 1), {
 			onError: 'continueErrorOutput',
 		});
@@ -82,7 +83,7 @@ describe('a registry behind a gateway whose answer is no passing failure', () =>
 	);
 
 	it('fails its row at once (HTTP 525)', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { errors } = await runRows(engine, ROWS.slice(0, 1), {
 			onError: 'continueErrorOutput',
 		});

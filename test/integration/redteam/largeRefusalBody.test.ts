@@ -1,4 +1,5 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
+import { scriptedEngine } from '../../support/scriptedEngine';
 import {
 	GOOD_RECORD,
 	json,
@@ -40,7 +41,7 @@ describe.each([
 
 		it('is waited out or tried again as the same refusal with a short page: every row registered', async () => {
 			expect(PAGE.length).toBeGreaterThan(64 * 1024);
-			const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+			const engine = scriptedEngine(registry);
 			const { registered, errors } = await runRows(engine, ROWS, {
 				onError: 'continueErrorOutput',
 			});
@@ -61,7 +62,7 @@ describe('a registry whose 200 is over 64 KB', () => {
 	);
 
 	it('still fails the row, unread', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, errors } = await runRows(engine, ROWS.slice(0, 1), {
 			onError: 'continueErrorOutput',
 		});

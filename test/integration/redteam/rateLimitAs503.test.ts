@@ -1,4 +1,5 @@
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
+import { scriptedEngine } from '../../support/scriptedEngine';
 import { RateLimiter } from '../../../sandbox/limiters';
 import {
 	GOOD_RECORD,
@@ -38,7 +39,7 @@ describe("a registry whose rate limit answers nginx's bare 503", () => {
 	);
 
 	it.failing('is waited out as a rate limit: every row registered, none failed', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, errors } = await runRows(engine, ROWS, {
 			onError: 'continueErrorOutput',
 		});

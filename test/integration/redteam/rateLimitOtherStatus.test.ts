@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 
-import { engineFor, runRows } from '../../../harness/fixtures';
+import { runRows } from '../../../harness/fixtures';
+import { scriptedEngine } from '../../support/scriptedEngine';
 import { RateLimiter, type RateDecision } from '../../../sandbox/limiters';
 import {
 	GOOD_RECORD,
@@ -76,7 +77,7 @@ describe.each([
 	}, handler);
 
 	it('is waited out as a 429 is: every row registered, none failed', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		const { registered, notRegistered, errors } = await runRows(engine, ROWS, {
 			onError: 'continueErrorOutput',
 		});

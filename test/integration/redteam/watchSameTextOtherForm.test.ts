@@ -2,7 +2,8 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { Engine } from '../../../harness/engine';
 import { loadWorkflow } from '../../../harness/engine';
-import { REGISTRY_NODE, engineFor } from '../../../harness/fixtures';
+import { REGISTRY_NODE } from '../../../harness/fixtures';
+import { scriptedEngine } from '../../support/scriptedEngine';
 import {
 	GOOD_RECORD,
 	json,
@@ -44,7 +45,7 @@ describe('Watch for Changes, a registry that answers the same text in another fo
 	);
 
 	it('reports no change when only the form changed', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		expect(await watch(engine)).toEqual([]);
 		answer = {
 			officialName: NAME.normalize('NFD'),
@@ -54,7 +55,7 @@ describe('Watch for Changes, a registry that answers the same text in another fo
 	});
 
 	it('still reports a change of the name itself', async () => {
-		const engine = engineFor({ baseUrl: registry.url, authUrl: registry.url });
+		const engine = scriptedEngine(registry);
 		expect(await watch(engine)).toEqual([]);
 		answer = { officialName: 'Müller & Söhne Präzisionsteile AG', registeredAddress: ADDRESS };
 		expect((await watch(engine)).map((change) => [change.event, change.changedFields])).toEqual([
