@@ -169,6 +169,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 		// The slow start a count of one or none makes, and its end at the first 429.
 		'test/unit/transport/rateControl/slowStart.test.ts',
+		// Others spending a quota's count mark the pace shared (count.ts's rule, applied here).
+		'test/unit/transport/rateControl/othersSpend.test.ts',
 		// What was admitted over the last second, for the search per round trip.
 		'test/unit/transport/rateControl/search.edges.test.ts',
 		// Successes only count as admissions for it (a burst of 503s shows no refill).
