@@ -4,24 +4,12 @@ import {
 	WAVE_DECREASE,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
-import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { ok, play, refused, send, type Step } from './story';
+import { atOnce, ok, play, refused, send, type Step } from './story';
 
 // A refusal is cheap and comes back at once, an admission only after the registry's latency: against a
 // bucket of a small burst the first 429 comes before any answer. Its wave's admissions answer during the
 // pause; they measure the pace as answers before the 429 would have (bench:sim s7, s209, s223, s203).
-
-/** How many requests nextStart lets go at `now` at once (each started as it is let go). */
-function atOnce(state: ControlState, now: number): number {
-	let count = 0;
-	for (; count < 100; count++) {
-		const asked = nextStart(state, now);
-		if (asked.at !== 0) return count;
-		state = transition(asked.state, { kind: 'started' }, now).state;
-	}
-	return count;
-}
 
 // Twenty requests at 1,000 (the concurrency at once); the first `burst` admitted (answered 45 ms later
 // and on), the others refused at 1,001, before any answer. The pause counts from when sending began:

@@ -1,24 +1,11 @@
 import { REMAINING_TTL_MS } from '../../../../nodes/shared/transport/rateControl/constants';
-import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
-import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { ok, play, refused, send } from './story';
+import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
+import { atOnce, ok, play, refused, send } from './story';
 
 // A registry that tells its count on every answer and says it holds one or none (a bucket of burst 1):
 // before any 429 the whole concurrency went at once on a count that told no budget to spend, and all but
 // one were refused (bench:sim s24, s155: 50% of the sheet's requests were 429s). Slow start: what the
 // count said is left, at least one, in flight, one more with each admission, until the first 429.
-
-/** How many requests nextStart lets go at `now` at once (each started as it is let go), at most 100. */
-function atOnce(state: ControlState, now: number): number {
-	let count = 0;
-	for (; count < 100; count++) {
-		const asked = nextStart(state, now);
-		if (asked.at !== 0) return count;
-		state = transition(asked.state, { kind: 'started' }, now).state;
-	}
-	return count;
-}
 
 // The lone first request (no token stored: it carries the token exchange) admitted, its count 0 left.
 const loneFirst = [send(1_000), ok(1_000, 1_045, { remaining: 0, limit: 1, resetMs: 1_000 })];

@@ -75,3 +75,14 @@ export function play(steps: Step[], from: ControlState = unknownRegistry()) {
 	}
 	return { state, actions };
 }
+
+/** How many requests nextStart lets go at `now` at once (each started as it is let go), at most 100. */
+export function atOnce(state: ControlState, now: number): number {
+	let count = 0;
+	for (; count < 100; count++) {
+		const asked = nextStart(state, now);
+		if (asked.at !== 0) return count;
+		state = transition(asked.state, { kind: 'started' }, now).state;
+	}
+	return count;
+}
