@@ -30,15 +30,19 @@ export class LookupInputError extends Error {
 	}
 }
 
-/** Lowercase, without accents, apostrophes, punctuation or extra spaces: "Côte d'Ivoire" → "cote divoire". */
+/**
+ * Lowercase, without accents, apostrophes, dots, punctuation, extra spaces or a leading "the": "Côte
+ * d'Ivoire" → "cote divoire", "U.S.A." → "usa" (as "USA"), "The Netherlands" → "netherlands".
+ */
 function simplify(name: string): string {
 	return name
 		.normalize('NFD')
 		.replace(/\p{M}/gu, '')
 		.toLowerCase()
-		.replace(/['’]/g, '')
+		.replace(/['’.]/g, '')
 		.replace(/[^a-z0-9]+/g, ' ')
-		.trim();
+		.trim()
+		.replace(/^the /, '');
 }
 
 const countryByInput = new Map<string, string>();

@@ -171,6 +171,19 @@ describe('lookup key, at the edges', () => {
 		expect(() => normalizeUsState('us')).toThrow("Unknown United States state 'us'");
 	});
 
+	it('reads codes written with dots, names with a leading "The", and the nations of the United Kingdom', () => {
+		expect(normalizeCountry('U.K.')).toBe('gb');
+		expect(normalizeCountry('U.S.A.')).toBe('us');
+		expect(normalizeCountry('The Netherlands')).toBe('nl');
+		expect(normalizeCountry('the gambia')).toBe('gm');
+		for (const nation of ['England', 'Scotland', 'Wales', 'Northern Ireland'])
+			expect(normalizeCountry(nation)).toBe('gb');
+		expect(normalizeUsState('D.C.')).toBe('dc');
+		// Only a leading "the" goes: one inside a name stays a word of it.
+		expect(() => normalizeCountry('Netherlands the')).toThrow("Unknown country 'Netherlands the'");
+		expect(() => normalizeCountry('theNetherlands')).toThrow("Unknown country 'theNetherlands'");
+	});
+
 	it('a language given empty is no language; a number is written out', () => {
 		expect(toLookupKey({ country: 'de', companyId: 'X', language: '  ' })).toEqual({
 			countryCode: 'de',
