@@ -182,6 +182,10 @@ describe('lookup key, at the edges', () => {
 		// Only a leading "the" goes: one inside a name stays a word of it.
 		expect(() => normalizeCountry('Netherlands the')).toThrow("Unknown country 'Netherlands the'");
 		expect(() => normalizeCountry('theNetherlands')).toThrow("Unknown country 'theNetherlands'");
+		expect(normalizeCountry('Saint Vincent and the Grenadines')).toBe('vc');
+		expect(() => normalizeCountry('Saint Vincent and Grenadines')).toThrow(
+			"Unknown country 'Saint Vincent and Grenadines'",
+		);
 	});
 
 	it('a language given empty is no language; a number is written out', () => {
