@@ -106,6 +106,12 @@ const TOKEN_BACKOFF_MS = 250;
 /** The statuses a try again may mend: the registry's transient ones, and a rate limit's. */
 const TOKEN_TRANSIENT_STATUSES = new Set([...TRANSIENT_STATUSES, 429]);
 
+/**
+ * A Client ID or Client Secret as sent: without the white space a paste brings at its ends (a password
+ * manager's or a terminal's line break). No operator issues an id or a secret that starts or ends in it.
+ */
+const pastedValue = (value: unknown) => (typeof value === 'string' ? value.trim() : value);
+
 /** One try of the token request: the answer read (at most MAX_ANSWER_BYTES), or what it threw. */
 type TokenTry = { answer: { status: number; body: BodyRead } } | { thrown: unknown };
 
@@ -122,8 +128,8 @@ async function exchangeOnce(
 			url: tokenUrl,
 			headers: { 'content-type': 'application/json' },
 			body: {
-				client_id: credentials.clientId,
-				client_secret: credentials.clientSecret,
+				client_id: pastedValue(credentials.clientId),
+				client_secret: pastedValue(credentials.clientSecret),
 				audience,
 				grant_type: 'client_credentials',
 			},
@@ -282,7 +288,7 @@ export class CompanyRegistryApi implements ICredentialType {
 		const tokenUrl = `${withoutTrailingSlashes(String(credentials.authUrl))}/oauth/token`;
 		const audience = audienceFor(credentials);
 		const issuedFor = tokenIssuedFor(credentials);
-		const secret = String(credentials.clientSecret ?? '');
+		const secret = String(pastedValue(credentials.clientSecret) ?? '');
 		const timeoutMs = CompanyRegistryApi.tokenTimeoutMs;
 		// The deadline, for every try together, ends the request, or destroys its body if the headers came:
 		// no socket is left open.

@@ -50,7 +50,8 @@ const ALIASES = {
 	ci: ['Ivory Coast'],
 	cv: ['Cape Verde'],
 	cz: ['Czech Republic'],
-	gb: ['UK', 'Great Britain', 'England'],
+	// The nations of the United Kingdom, whose companies are in its one register (Companies House).
+	gb: ['UK', 'Great Britain', 'England', 'Scotland', 'Wales', 'Northern Ireland'],
 	mm: ['Burma'],
 	nl: ['Holland'],
 	sz: ['Swaziland'],

@@ -421,9 +421,11 @@ export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyR
 	) as CompanyRecord;
 }
 
-/** The values server text must never show: the client secret and the access token. */
+/** The values server text must never show: the client secret (as typed and as sent) and the access token. */
 function secretsIn(credentials: ICredentialDataDecryptedObject): string[] {
-	return [credentials.clientSecret, credentials.accessToken].filter(
+	const secret = credentials.clientSecret;
+	const sent = typeof secret === 'string' ? secret.trim() : undefined;
+	return [secret, sent, credentials.accessToken].filter(
 		(value): value is string => typeof value === 'string' && value !== '',
 	);
 }

@@ -50,6 +50,8 @@ export const TARGETS = {
 		'test/integration/credential.exchange.test.ts',
 		// The token request tried again after a blip, and not after a refusal (one engine run per case).
 		'test/integration/redteam/tokenEndpointBlip.test.ts',
+		// An id and a secret pasted with white space, and the secret sent trimmed never shown.
+		'test/integration/redteam/credentialPastedWhiteSpace.test.ts',
 	],
 	// The watch's change detection and memory, against the unit tests that call them directly. The seeded
 	// property tests (detector.property, failedChecks' 200 seeds: 35-60 s each on the loaded machine) reach
@@ -97,6 +99,8 @@ export const TARGETS = {
 		'test/unit/lookupPipeline.test.ts',
 		'test/unit/lookupPipeline.edges.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
+		// The client secret as sent (trimmed) is redacted too: a short one is removed only where written whole.
+		'test/integration/redteam/credentialPastedWhiteSpace.test.ts',
 	],
 	// The rate controller: each part against its unit tests on pure functions or the virtual clock (no
 	// engine runs, no seeded simulations: those reach every mutant and would cost each one seconds).

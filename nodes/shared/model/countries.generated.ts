@@ -482,7 +482,7 @@ export const COUNTRIES: readonly CountryEntry[] = [
 		alpha3: 'gbr',
 		name: 'United Kingdom',
 		isoName: 'United Kingdom of Great Britain and Northern Ireland',
-		aliases: ['UK', 'Great Britain', 'England'],
+		aliases: ['UK', 'Great Britain', 'England', 'Scotland', 'Wales', 'Northern Ireland'],
 	},
 	{
 		code: 'us',

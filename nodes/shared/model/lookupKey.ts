@@ -30,15 +30,19 @@ export class LookupInputError extends Error {
 	}
 }
 
-/** Lowercase, without accents, apostrophes, punctuation or extra spaces: "Côte d'Ivoire" → "cote divoire". */
+/**
+ * Lowercase, without accents, apostrophes, dots, punctuation, extra spaces or a leading "the": "Côte
+ * d'Ivoire" → "cote divoire", "U.S.A." → "usa" (as "USA"), "The Netherlands" → "netherlands".
+ */
 function simplify(name: string): string {
 	return name
 		.normalize('NFD')
 		.replace(/\p{M}/gu, '')
 		.toLowerCase()
-		.replace(/['’]/g, '')
+		.replace(/['’.]/g, '')
 		.replace(/[^a-z0-9]+/g, ' ')
-		.trim();
+		.trim()
+		.replace(/^the /, '');
 }
 
 const countryByInput = new Map<string, string>();
@@ -101,19 +105,23 @@ export function fieldText(name: string, value: unknown, accepted: string): strin
 				: `a ${typeof value}`;
 		throw new LookupInputError(`${name} is ${kind}, not text`, accepted);
 	}
-	const text = value.trim();
-	if (LONE_SURROGATE.test(text)) {
+	const typed = value.trim();
+	if (LONE_SURROGATE.test(typed)) {
 		throw new LookupInputError(
 			`${name} contains a broken character (a lone UTF-16 surrogate)`,
 			accepted,
 		);
 	}
-	const control = CONTROL.exec(text);
+	const control = CONTROL.exec(typed);
 	if (control)
 		throw new LookupInputError(
 			`${name} contains the control character ${codePoint(control[0])}`,
 			accepted,
 		);
+	// Full-width letters and digits (typed with a Japanese or Chinese input method) and no-break spaces
+	// (a French spreadsheet's digit groups) read as the id yet are other characters to the registry:
+	// NFKC writes each as the character it stands for.
+	const text = typed.normalize('NFKC');
 	if (text.length > MAX_FIELD_LENGTH) {
 		throw new LookupInputError(
 			`${name} is ${text.length} characters long; at most ${MAX_FIELD_LENGTH} are accepted`,

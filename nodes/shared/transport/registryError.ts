@@ -249,7 +249,8 @@ function describeStatus(
 		case 404:
 			return {
 				message: `The registry has no lookup endpoint at ${baseUrl}/v1/company/… (HTTP 404)`,
-				description: `${about}. Check the credential's Base URL: it is the API host without /v1, e.g. https://api.verifiet.com.`,
+				// A registry that answers an unknown id with 404 says so in its text: shown, so the row tells.
+				description: `${about}. Check the credential's Base URL: it is the API host without /v1, e.g. https://api.verifiet.com.${said(failure.body)}`,
 			};
 		case 500:
 			return {

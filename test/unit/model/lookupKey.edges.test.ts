@@ -48,6 +48,21 @@ describe('lookup key, at the edges', () => {
 		).toHaveLength(100);
 	});
 
+	it('writes full-width characters and no-break spaces as the ones they stand for, and counts those', () => {
+		expect(toLookupKey({ country: 'ＤＥ', companyId: ' ＨＲＢ１２３４５ ' })).toEqual({
+			countryCode: 'de',
+			companyId: 'HRB12345',
+		});
+		expect(toLookupKey({ country: 'fr', companyId: '732\u202F829\u00A0320' }).companyId).toBe(
+			'732 829 320',
+		);
+		expect(toLookupKey({ country: 'us', companyId: 'C1', state: 'ＣＡ' }).stateCode).toBe('ca');
+		// U+FDFA stands for 18 characters: six of them are an id of 108.
+		expect(refusal({ country: 'de', companyId: '\uFDFA'.repeat(6) }).message).toBe(
+			'Company ID is 108 characters long; at most 100 are accepted',
+		);
+	});
+
 	it.each([
 		['a lone high surrogate at the end', 'HRB\uD800'],
 		['a lone high surrogate before a letter', 'HRB\uD800X'],
@@ -86,9 +101,14 @@ describe('lookup key, at the edges', () => {
 		['\u2065', 'a code point between the bidi ranges'],
 		['\u202F', 'a narrow no-break space'],
 		['\u061D', 'the letter after U+061C'],
-	])('keeps %j (%s): not a control character', (char) => {
-		expect(toLookupKey({ country: 'de', companyId: `HRB${char}1` }).companyId).toBe(`HRB${char}1`);
-	});
+	])(
+		'keeps %j (%s): not a control character (a no-break space goes as the space it stands for)',
+		(char) => {
+			expect(toLookupKey({ country: 'de', companyId: `HRB${char}1` }).companyId).toBe(
+				`HRB${char}1`.normalize('NFKC'),
+			);
+		},
+	);
 
 	it.each([
 		[0, '0'],
@@ -149,6 +169,23 @@ describe('lookup key, at the edges', () => {
 		expect(normalizeUsState('  new-york ')).toBe('ny');
 		expect(normalizeUsState('US CA')).toBe('ca');
 		expect(() => normalizeUsState('us')).toThrow("Unknown United States state 'us'");
+	});
+
+	it('reads codes written with dots, names with a leading "The", and the nations of the United Kingdom', () => {
+		expect(normalizeCountry('U.K.')).toBe('gb');
+		expect(normalizeCountry('U.S.A.')).toBe('us');
+		expect(normalizeCountry('The Netherlands')).toBe('nl');
+		expect(normalizeCountry('the gambia')).toBe('gm');
+		for (const nation of ['England', 'Scotland', 'Wales', 'Northern Ireland'])
+			expect(normalizeCountry(nation)).toBe('gb');
+		expect(normalizeUsState('D.C.')).toBe('dc');
+		// Only a leading "the" goes: one inside a name stays a word of it.
+		expect(() => normalizeCountry('Netherlands the')).toThrow("Unknown country 'Netherlands the'");
+		expect(() => normalizeCountry('theNetherlands')).toThrow("Unknown country 'theNetherlands'");
+		expect(normalizeCountry('Saint Vincent and the Grenadines')).toBe('vc');
+		expect(() => normalizeCountry('Saint Vincent and Grenadines')).toThrow(
+			"Unknown country 'Saint Vincent and Grenadines'",
+		);
 	});
 
 	it('a language given empty is no language; a number is written out', () => {

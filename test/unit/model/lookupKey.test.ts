@@ -129,7 +129,7 @@ describe('the dropdown options', () => {
 		['fk', 'Falkland Islands (FK; Falkland Islands (Malvinas))'],
 		[
 			'gb',
-			'United Kingdom (GB, UK, Great Britain, England; United Kingdom of Great Britain and Northern Ireland)',
+			'United Kingdom (GB, UK, Great Britain, England, Scotland, Wales, Northern Ireland; United Kingdom of Great Britain and Northern Ireland)',
 		],
 	])('the country %s is listed as %j, and a value the lookup accepts', (code, name) => {
 		expect(countryOptions.filter((option) => option.value === code)).toEqual([

@@ -259,6 +259,18 @@ describe('registry error texts, whole', () => {
 			},
 		],
 		[
+			'404 with a text (a registry that answers an unknown id so)',
+			{ kind: 'http', status: 404, body: { message: 'No company C123 in California' } },
+			null,
+			{
+				message:
+					'The registry has no lookup endpoint at https://api.example.test/v1/company/… (HTTP 404)',
+				description:
+					"Lookup of us/C123 (state ca). Check the credential's Base URL: it is the API host without /v1, e.g. https://api.verifiet.com. The registry said: No company C123 in California",
+				httpCode: '404',
+			},
+		],
+		[
 			'500 once, with the error field',
 			{ kind: 'http', status: 500, body: { error: 'InternalFailureException' }, attempts: 1 },
 			null,
