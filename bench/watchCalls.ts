@@ -5,6 +5,8 @@
 // handed over (n8n hashes each with MD5), the row before and after (n8n parses the whole row on every
 // call but a clear, and writes it back whole on every record), what was new, and the call's CPU time.
 // Then n8n's unit costs, measured apart in this process: an MD5 hash, and a row's parse and write per entry.
+// The last run's last `count` is bench/watch.ts's own (the row's size for its line), not the package's.
+// `npx tsx bench/watchCalls.ts 100000 main patched`: the prototype of bench/watchPatchedRow.ts instead.
 import { createHash } from 'node:crypto';
 
 import type {
