@@ -6,7 +6,8 @@
 // call but a clear, and writes it back whole on every record), what was new, and the call's CPU time.
 // Then n8n's unit costs, measured apart in this process: an MD5 hash, and a row's parse and write per entry.
 // The last run's last `count` is bench/watch.ts's own (the row's size for its line), not the package's.
-// `npx tsx bench/watchCalls.ts 100000 main patched`: the prototype of bench/watchPatchedRow.ts instead.
+// `npx tsx bench/watchCalls.ts 100000 main patched`: the prototype of bench/watchPatchedRow.ts instead
+// (`switch`: its last two runs on a worker).
 import { createHash } from 'node:crypto';
 
 import type {
@@ -137,7 +138,11 @@ async function main(): Promise<void> {
 	const size = Number(process.argv[2] ?? 100_000);
 	const worker = process.argv[3] === 'worker';
 	// `patched`: the prototype of docs/watch.md's patches, in place of the shipped memory.
-	const patched = process.argv[4] === 'patched';
+	const patched = process.argv[4] === 'patched' || process.argv[4] === 'switch';
+	// `switch`: the prototype, its last two runs on a worker (queue mode after regular mode): a worker's
+	// first reading of a row a main process patched.
+	const switching = process.argv[4] === 'switch';
+	let made = 0;
 	const calls: Call[] = [];
 	let run = '';
 	const n8n = realN8nStore();
@@ -152,7 +157,10 @@ async function main(): Promise<void> {
 			(name) => {
 				run = name;
 			},
-			patched ? (helpers, main) => new PatchedRowMemory(helpers, main) : undefined,
+			patched
+				? (helpers, main) =>
+						new PatchedRowMemory(helpers, switching && ++made > 2 ? undefined : main)
+				: undefined,
 		),
 	);
 	for (const name of ['first', 'after 1% changes', 'after 1% more', 'nothing changed']) {
