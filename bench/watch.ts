@@ -203,6 +203,13 @@ export async function memoryRuns(
 	store: IDataDeduplicator = new HarnessStore(),
 	label = 'harness store',
 	worker = false,
+	/** Told when each of the four runs starts (bench/watchCalls.ts counts the store calls per run). */
+	onRun?: (run: string) => void,
+	/** Another memory on n8n's store (bench/watchPatchedRow.ts's prototype); the shipped one by default. */
+	memoryOf: (
+		store: ProcessedItemsStore,
+		main?: { staticData: Record<string, unknown>; notebook: StaticDataMemory },
+	) => WatchMemory = (helpers, main) => new ProcessedItemsMemory(helpers, main?.notebook),
 ): Promise<string> {
 	// What the process holds before any run: Node, tsx and the modules.
 	const rssAtStart = process.memoryUsage().rss;
@@ -217,7 +224,9 @@ export async function memoryRuns(
 	let checked = checkedOf();
 	const rssOfScaffolding = process.memoryUsage().rss - rssAtStart;
 	let saved = '{}';
+	const runNames = ['first', 'after 1% changes', 'after 1% more', 'nothing changed'];
 	const run = async (changed: Set<string>, day: number): Promise<RunFigures> => {
+		onRun?.(runNames[day - 1]);
 		storeCpuUs = 0;
 		staticCpuUs = 0;
 		const phases: Phases = { readS: 0, readStoreS: 0, compareS: 0, writeS: 0, writeStoreS: 0 };
@@ -233,7 +242,7 @@ export async function memoryRuns(
 		const [found, detectS] = await phase(
 			async () =>
 				await detectChanges(
-					phased(new ProcessedItemsMemory(helpersOf(store), worker ? undefined : notebook), phases),
+					phased(memoryOf(helpersOf(store), worker ? undefined : { staticData, notebook }), phases),
 					checked,
 					[],
 					{
