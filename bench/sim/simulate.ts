@@ -1,8 +1,9 @@
 import { RateController } from '../../nodes/shared/transport/rateControl';
+import type { LookupTraceEntry } from '../../sandbox/server';
 import type { RegistryRequest } from '../../nodes/shared/transport/registryRequest';
 import { floorMs, type Scenario } from './catalogue';
 import { seededRandom } from './random';
-import { SimulatedRegistry } from './registry';
+import { ARRIVAL_MS, SimulatedRegistry } from './registry';
 import { NODE_DEFAULTS, runSheet } from './sheet';
 import { VirtualClock, type VirtualClockOptions } from './virtualClock';
 
@@ -15,6 +16,8 @@ const WAITABLE_SHARE = 0.8;
 
 export interface ScenarioResult {
 	scenario: Scenario;
+	/** When the run started, virtual epoch ms (a window aligned to the clock has this much of it gone). */
+	startedAt: number;
 	/** From the start to the last row's outcome, in virtual ms. */
 	ms: number;
 	floorMs: number | undefined;
@@ -37,6 +40,7 @@ export async function runScenario(
 	seed: number,
 	clockOptions: VirtualClockOptions = {},
 	trace?: (line: string) => void,
+	requestLog?: LookupTraceEntry[],
 ): Promise<ScenarioResult> {
 	RateController.forgetAll();
 	const clock = new VirtualClock(clockOptions);
@@ -53,13 +57,19 @@ export async function runScenario(
 		const counts = perProcess[process];
 		const request: RegistryRequest = async (...args) => {
 			counts.sent += 1;
+			const sentAt = clock.now();
 			const answer = await registry.request(...args);
 			if (answer.kind === 'response' && answer.status === 429) counts.refused += 1;
+			requestLog?.push({
+				arrivedAt: sentAt + ARRIVAL_MS,
+				answeredAt: clock.now(),
+				status: answer.kind === 'response' ? answer.status : 0,
+			});
 			return answer;
 		};
 		for (let execution = 0; execution < scenario.executions; execution++) {
 			sheets.push(
-				runSheet(clock, trace ? request : registry.request, scenario.rows, {
+				runSheet(clock, trace || requestLog ? request : registry.request, scenario.rows, {
 					process: `p${process}`,
 					execution,
 					tokenWasStored: !scenario.noToken,
@@ -79,6 +89,7 @@ export async function runScenario(
 	const rateLimited = rows.filter((row) => row === 'rate-limited').length;
 	return {
 		scenario,
+		startedAt,
 		ms,
 		floorMs: floor,
 		vsFloor: floor === undefined ? undefined : ms / floor,

@@ -4,6 +4,13 @@
 // and (issue 20 item 5) a fixed window of 100 per second that says nothing: 429s with no Retry-After
 // and no rate-limit headers. Prints the node's own execution time beside the floor; each must stay
 // within 1.10x.
+// TEST_N8N_SCALE_FAMILIES=scaleWindowBare (ids, joined by commas) runs only those families;
+// TEST_N8N_TRACE=<folder> writes, per family, the run told request by request (issue 20 item 5): the
+// sandbox's arrivals, statuses and answers, and the controller inside n8n (lib/controllerTrace.cjs),
+// for `npx tsx bench/sim/windowTrace.ts` to set beside bench:sim's trace of the same limiter.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import {
 	startSandbox,
 	type RateLimitHeaders,
@@ -90,8 +97,24 @@ const FAMILIES: Family[] = [
 	},
 ];
 
+/** The controller's lines the preload wrote in n8n's main process (one file per process id). */
+function takeControllerTrace(prefix: string): unknown[] {
+	const folder = join(prefix, '..');
+	const base = prefix.slice(folder.length + 1);
+	const lines: unknown[] = [];
+	for (const name of readdirSync(folder).filter((found) => found.startsWith(`${base}.`))) {
+		const text = readFileSync(join(folder, name), 'utf8');
+		for (const line of text.split('\n')) if (line) lines.push(JSON.parse(line));
+		rmSync(join(folder, name));
+	}
+	return lines;
+}
+
 export async function checkScale(userFolder: string, checklist: Checklist): Promise<void> {
-	for (const family of FAMILIES) {
+	const chosen = process.env.TEST_N8N_SCALE_FAMILIES?.split(',');
+	const traceFolder = process.env.TEST_N8N_TRACE;
+	if (traceFolder) mkdirSync(traceFolder, { recursive: true });
+	for (const family of FAMILIES.filter(({ id }) => !chosen || chosen.includes(id))) {
 		const sandbox = await startSandbox({
 			port: 0,
 			rateLimit: family.rateLimit,
@@ -107,8 +130,19 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 			);
 			const workflowId = family.id.padEnd(16, '0');
 			await importWorkflow(userFolder, sheetWorkflow(credentialId), workflowId);
+			const controllerTrace = traceFolder && join(traceFolder, `${family.id}.controller`);
+			sandbox.traceLookups(Boolean(traceFolder));
 			const wallStarted = performance.now();
-			const run = await executeWorkflow(userFolder, workflowId);
+			const run = await executeWorkflow(
+				userFolder,
+				workflowId,
+				controllerTrace
+					? {
+							NODE_OPTIONS: `--require ${join(__dirname, '..', 'lib', 'controllerTrace.cjs')}`,
+							CONTROLLER_TRACE_FILE: controllerTrace,
+						}
+					: {},
+			);
 			const wall = (performance.now() - wallStarted) / 1000;
 			const task = run.data.resultData.runData['Company Registry']?.at(-1) as
 				| {
@@ -124,6 +158,22 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 			const { name } = family;
 			const floor = family.floorSeconds(task?.startTime ?? Number.NaN);
 			const ratio = seconds / floor;
+			if (traceFolder && controllerTrace) {
+				const tracePath = join(traceFolder, `${family.id}.json`);
+				writeFileSync(
+					tracePath,
+					JSON.stringify({
+						family: family.id,
+						windowMs: family.rateLimit.windowMs,
+						nodeStartedAt: task?.startTime,
+						nodeMs: task?.executionTime,
+						floorMs: floor * 1000,
+						lookups: sandbox.lookupTrace,
+						controller: takeControllerTrace(controllerTrace),
+					}),
+				);
+				checklist.log(`scale: ${name}: trace written to ${tracePath}`);
+			}
 			checklist.log(
 				`scale: ${name}: node ${seconds.toFixed(2)} s, floor ${floor.toFixed(2)} s, node_vs_floor=${ratio.toFixed(3)}; ` +
 					`n8n execute wall ${wall.toFixed(1)} s (process start and exit included); 429s ${sandbox.counters.lookupsByStatus[429] ?? 0}; token requests ${sandbox.counters.tokenRequests}`,
