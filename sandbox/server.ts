@@ -64,6 +64,12 @@ export interface Sandbox {
 	revokeAllTokens(): void;
 	/** Raw request targets (path and query) of the last 10,000 lookups, oldest first. */
 	lookupLog: string[];
+	/**
+	 * Every lookup's arrival, status and answer, once `traceLookups(true)` (a real run's story, request
+	 * by request, to set beside bench:sim's: test:n8n's scale check writes it when asked).
+	 */
+	lookupTrace: LookupTraceEntry[];
+	traceLookups(on: boolean): void;
 	/** Called after each lookup is counted, with the running count: lets a test act mid-execution. */
 	onLookup(listener: ((count: number) => void) | undefined): void;
 	/** Merges into the limits; may switch the family. Every client restarts with a full allowance. */
@@ -94,6 +100,19 @@ export interface Sandbox {
 	resetAll(): void;
 	close(): Promise<void>;
 }
+
+/** One lookup as the sandbox saw it: epoch ms with sub-millisecond precision. */
+export interface LookupTraceEntry {
+	/** When the request reached the handler (the limiter decides then). */
+	arrivedAt: number;
+	/** When the answer was written out; undefined when the connection was dropped. */
+	answeredAt?: number;
+	/** The status sent (0 for a dropped connection). */
+	status: number;
+}
+
+/** Epoch ms with the monotonic clock's precision. */
+const preciseNow = () => performance.timeOrigin + performance.now();
 
 export const DEMO_CLIENT: SandboxClient = {
 	clientId: 'demo-client',
@@ -147,6 +166,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const origin = () => ({ baseUrl, audience });
 
 	const lookupLog: string[] = [];
+	const lookupTrace: LookupTraceEntry[] = [];
+	let tracing = false;
 	let lookupListener: ((count: number) => void) | undefined;
 	const countLookup = (status: number) => {
 		counters.lookups += 1;
@@ -186,6 +207,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (!isToken) {
 			lookupLog.push(request.url ?? '');
 			if (lookupLog.length > LOOKUP_LOG_SIZE) lookupLog.shift();
+		}
+		if (tracing && lookupMatch) {
+			const entry: LookupTraceEntry = { arrivedAt: preciseNow(), status: 0 };
+			lookupTrace.push(entry);
+			response.once('finish', () => {
+				entry.answeredAt = preciseNow();
+				entry.status = response.statusCode;
+			});
 		}
 		if (behaviour.down === 'refuse' && (isToken || lookupMatch)) {
 			if (isToken) counters.tokenRequests += 1;
@@ -250,6 +279,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			liveTokenIds.clear();
 		},
 		lookupLog,
+		lookupTrace,
+		traceLookups(on) {
+			tracing = on;
+		},
 		onLookup(listener) {
 			lookupListener = listener;
 		},

@@ -6,8 +6,13 @@
 // --matrix runs `npm run bench`'s eight scenarios instead, to set beside its real-time figures.
 // --changing runs limits that change during the run instead (changing.ts): halved, raised, a window
 // lengthened, a budget refilled mid-run.
+// --requests <file> writes every request (arrival, answer, status) of the run, with --only, in the form
+// of test:n8n's scale trace (TEST_N8N_TRACE), for windowTrace.ts; --phase <ms> starts the virtual clock
+// that far into a second (real runs start anywhere in a window aligned to the clock).
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
+import type { LookupTraceEntry } from '../../sandbox/server';
 import { describe, drawScenarios, matrixScenarios } from './catalogue';
 import { changingScenarios } from './changing';
 import { runScenario, summarize } from './simulate';
@@ -21,6 +26,8 @@ const { values } = parseArgs({
 		matrix: { type: 'boolean', default: false },
 		changing: { type: 'boolean', default: false },
 		trace: { type: 'boolean', default: false },
+		requests: { type: 'string' },
+		phase: { type: 'string' },
 	},
 });
 
@@ -36,8 +43,32 @@ async function main(): Promise<void> {
 	).filter((scenario) => values.only === undefined || scenario.name === values.only);
 	const results = [];
 	for (const scenario of scenarios) {
-		const result = await runScenario(scenario, seed, {}, values.trace ? console.log : undefined);
+		const requestLog: LookupTraceEntry[] | undefined = values.requests ? [] : undefined;
+		const clockOptions =
+			values.phase === undefined
+				? {}
+				: { start: Date.UTC(2026, 0, 5, 9, 0, 0) + Number(values.phase) };
+		const result = await runScenario(
+			scenario,
+			seed,
+			clockOptions,
+			values.trace ? console.log : undefined,
+			requestLog,
+		);
 		results.push(result);
+		if (values.requests && requestLog)
+			writeFileSync(
+				values.requests,
+				JSON.stringify({
+					family: scenario.name,
+					windowMs: scenario.registry.limiter.windowMs,
+					nodeStartedAt: result.startedAt,
+					nodeMs: result.ms,
+					floorMs: result.floorMs,
+					lookups: requestLog,
+					controller: [],
+				}),
+			);
 		if (!values.quiet) {
 			const ratio = result.vsFloor === undefined ? 'n/a' : result.vsFloor.toFixed(3);
 			console.log(

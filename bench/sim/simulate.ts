@@ -1,8 +1,9 @@
 import { RateController } from '../../nodes/shared/transport/rateControl';
+import type { LookupTraceEntry } from '../../sandbox/server';
 import type { RegistryRequest } from '../../nodes/shared/transport/registryRequest';
 import { floorMs, type Scenario } from './catalogue';
 import { seededRandom } from './random';
-import { SimulatedRegistry } from './registry';
+import { ARRIVAL_MS, SimulatedRegistry } from './registry';
 import { NODE_DEFAULTS, runSheet } from './sheet';
 import { VirtualClock, type VirtualClockOptions } from './virtualClock';
 
@@ -15,6 +16,8 @@ const WAITABLE_SHARE = 0.8;
 
 export interface ScenarioResult {
 	scenario: Scenario;
+	/** When the run started, virtual epoch ms (a window aligned to the clock has this much of it gone). */
+	startedAt: number;
 	/** From the start to the last row's outcome, in virtual ms. */
 	ms: number;
 	floorMs: number | undefined;
@@ -37,6 +40,7 @@ export async function runScenario(
 	seed: number,
 	clockOptions: VirtualClockOptions = {},
 	trace?: (line: string) => void,
+	requestLog?: LookupTraceEntry[],
 ): Promise<ScenarioResult> {
 	RateController.forgetAll();
 	const clock = new VirtualClock(clockOptions);
@@ -51,20 +55,36 @@ export async function runScenario(
 		// made here, before its sheets, which find it under the same key (sheet.ts).
 		RateController.for(`sim p${process}`, clock, seededRandom(scenarioSeed * 31 + process + 1));
 		const counts = perProcess[process];
+		const loop = eventLoop(clock);
+		const cpu = scenario.clientCpuMs;
 		const request: RegistryRequest = async (...args) => {
 			counts.sent += 1;
+			const sentAt = clock.now();
+			if (cpu) await loop(cpu.send);
+			const arrivedAt = clock.now() + ARRIVAL_MS;
 			const answer = await registry.request(...args);
+			if (cpu) await loop(cpu.answer);
 			if (answer.kind === 'response' && answer.status === 429) counts.refused += 1;
+			requestLog?.push({
+				arrivedAt: cpu ? arrivedAt : sentAt + ARRIVAL_MS,
+				answeredAt: clock.now(),
+				status: answer.kind === 'response' ? answer.status : 0,
+			});
 			return answer;
 		};
 		for (let execution = 0; execution < scenario.executions; execution++) {
 			sheets.push(
-				runSheet(clock, trace ? request : registry.request, scenario.rows, {
-					process: `p${process}`,
-					execution,
-					tokenWasStored: !scenario.noToken,
-					random,
-				}),
+				runSheet(
+					clock,
+					trace || requestLog || scenario.clientCpuMs ? request : registry.request,
+					scenario.rows,
+					{
+						process: `p${process}`,
+						execution,
+						tokenWasStored: !scenario.noToken,
+						random,
+					},
+				),
 			);
 		}
 	}
@@ -79,6 +99,7 @@ export async function runScenario(
 	const rateLimited = rows.filter((row) => row === 'rate-limited').length;
 	return {
 		scenario,
+		startedAt,
 		ms,
 		floorMs: floor,
 		vsFloor: floor === undefined ? undefined : ms / floor,
@@ -87,6 +108,20 @@ export async function runScenario(
 		otherFailed: rows.filter((row) => row !== 'record').length - (eligible ? rateLimited : 0),
 		eligible,
 		rowsAnswered: rows.filter((row) => row !== 'cancelled' && row !== undefined).length,
+	};
+}
+
+/**
+ * One process's event loop (issue 20 item 5, traced in real n8n): what it spends per lookup runs one
+ * piece at a time, so requests started together leave one after another, and an answer waits its turn
+ * before the controller hears it. Resolves once this piece of work is done.
+ */
+export function eventLoop(clock: VirtualClock): (busyMs: number) => Promise<void> {
+	let freeAt = Number.NEGATIVE_INFINITY;
+	return async (busyMs) => {
+		const done = Math.max(clock.now(), freeAt) + busyMs;
+		freeAt = done;
+		await clock.sleep(done - clock.now());
 	};
 }
 

@@ -4,6 +4,15 @@
 // and (issue 20 item 5) a fixed window of 100 per second that says nothing: 429s with no Retry-After
 // and no rate-limit headers. Prints the node's own execution time beside the floor; each must stay
 // within 1.10x.
+// TEST_N8N_SCALE_FAMILIES=scaleWindowBare (ids, joined by commas) runs only those families, and
+// TEST_N8N_SCALE_RUNS=<n> each n times (a fixed window's figure depends on where in a window it starts);
+// TEST_N8N_TRACE=<folder> writes, per family, the run told request by request (issue 20 item 5): the
+// sandbox's arrivals, statuses and answers, and the controller inside n8n (lib/controllerTrace.cjs),
+// for `npx tsx bench/sim/windowTrace.ts` to set beside bench:sim's trace of the same limiter.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+
 import {
 	startSandbox,
 	type RateLimitHeaders,
@@ -11,6 +20,9 @@ import {
 	type RetryAfterFormat,
 } from '../../../sandbox/server';
 import { makeSheet, uniqueValid } from '../../../sandbox/sheets';
+import { floorMs, matrixScenarios } from '../../../bench/sim/catalogue';
+import { runScenario } from '../../../bench/sim/simulate';
+import { NODE_DEFAULTS } from '../../../bench/sim/sheet';
 import { executeWorkflow, importCredential, importWorkflow, type Checklist } from '../lib/realN8n';
 import { sandboxCredential } from '../lib/sandboxCredential';
 import { lookUp, manualTrigger, sheet, workflow, type WorkflowFile } from '../lib/workflows';
@@ -43,15 +55,43 @@ function bucketFloorSeconds(): number {
 const WINDOW = { limit: 100, windowMs: 1000 };
 
 /**
- * The fixed window's floor for a node that started at `startedAt` (epoch ms): windows are aligned to
- * the clock, so the first one has only what is left of it; each admits `limit`, the last lookup is
- * sent when the last window needed opens and answered one latency later.
+ * The fixed window's floor as it was until issue 20 item 5 was traced, kept beside the floor for
+ * comparison: windows aligned to the clock, the first with only what is left of it, each admitting
+ * `limit`, the last lookup sent when the last window needed opens. No client at the node's concurrency
+ * meets it: 20 in flight at 50 ms send a window's 100 in five round trips, not at once (about 0.2 s in
+ * the last window), and where less than about a quarter of the first window is left, the token and
+ * those round trips cannot fill it, so one more window is needed (up to a whole second).
  */
-function windowFloorSeconds(startedAt: number): number {
+function windowClockFloorSeconds(startedAt: number): number {
 	const windows = Math.ceil(unique() / WINDOW.limit);
 	const firstWindowLeft = WINDOW.windowMs - (startedAt % WINDOW.windowMs);
 	const lastOpens = windows > 1 ? firstWindowLeft + (windows - 2) * WINDOW.windowMs : 0;
 	return (lastOpens + LATENCY_MS) / 1000;
+}
+
+/** bench:sim's scenario of this check (catalogue.ts), the same limiter, sheet and latency. */
+const simulatedWindow = () =>
+	matrixScenarios().find((scenario) => scenario.name === 'n8n-fixed-window-no-headers')!;
+
+/**
+ * The fixed window's floor for a node that started at `startedAt` (epoch ms), as bench:sim reckons
+ * it (catalogue.ts floorMs): an ideal client at the node's concurrency that knows the limiter, fetches
+ * its token first, and fills every window aligned to the clock from wherever the run started.
+ */
+function windowFloorSeconds(startedAt: number): number {
+	return floorMs(simulatedWindow(), startedAt, NODE_DEFAULTS.maxConcurrency)! / 1000;
+}
+
+/**
+ * bench:sim's figure for the same start within a window as the real run: the simulation is honest where
+ * the two agree (issue 20: within 0.03).
+ */
+async function simulatedAtPhase(startedAt: number): Promise<number> {
+	const windowStart = Date.UTC(2026, 0, 5, 9, 0, 0);
+	const result = await runScenario(simulatedWindow(), 1, {
+		start: windowStart + (startedAt % WINDOW.windowMs),
+	});
+	return result.vsFloor!;
 }
 
 interface Family {
@@ -61,6 +101,11 @@ interface Family {
 	rateLimitHeaders: RateLimitHeaders;
 	retryAfterFormat: RetryAfterFormat;
 	floorSeconds: (startedAt: number) => number;
+	/** Printed beside: the floor this family's check used before, and bench:sim's figure at this run's start. */
+	beside?: {
+		clockFloorSeconds: (startedAt: number) => number;
+		simulated: (startedAt: number) => Promise<number>;
+	};
 }
 
 const FAMILIES: Family[] = [
@@ -87,11 +132,32 @@ const FAMILIES: Family[] = [
 		rateLimitHeaders: 'none',
 		retryAfterFormat: 'none',
 		floorSeconds: windowFloorSeconds,
+		beside: { clockFloorSeconds: windowClockFloorSeconds, simulated: simulatedAtPhase },
 	},
 ];
 
+/** The controller's lines the preload wrote in n8n's main process (one file per process id). */
+function takeControllerTrace(prefix: string): unknown[] {
+	const folder = join(prefix, '..');
+	const base = prefix.slice(folder.length + 1);
+	const lines: unknown[] = [];
+	for (const name of readdirSync(folder).filter((found) => found.startsWith(`${base}.`))) {
+		const text = readFileSync(join(folder, name), 'utf8');
+		for (const line of text.split('\n')) if (line) lines.push(JSON.parse(line));
+		rmSync(join(folder, name));
+	}
+	return lines;
+}
+
 export async function checkScale(userFolder: string, checklist: Checklist): Promise<void> {
-	for (const family of FAMILIES) {
+	const chosen = process.env.TEST_N8N_SCALE_FAMILIES?.split(',');
+	const traceFolder = process.env.TEST_N8N_TRACE;
+	if (traceFolder) mkdirSync(traceFolder, { recursive: true });
+	const runs = Number(process.env.TEST_N8N_SCALE_RUNS ?? 1);
+	const families = FAMILIES.filter(({ id }) => !chosen || chosen.includes(id));
+	for (const [runIndex, family] of families.flatMap((family) =>
+		Array.from({ length: runs }, (_, index) => [index, family] as const),
+	)) {
 		const sandbox = await startSandbox({
 			port: 0,
 			rateLimit: family.rateLimit,
@@ -107,8 +173,20 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 			);
 			const workflowId = family.id.padEnd(16, '0');
 			await importWorkflow(userFolder, sheetWorkflow(credentialId), workflowId);
+			const controllerTrace =
+				traceFolder && join(traceFolder, `${family.id}.${runIndex}.controller`);
+			sandbox.traceLookups(Boolean(traceFolder));
 			const wallStarted = performance.now();
-			const run = await executeWorkflow(userFolder, workflowId);
+			const run = await executeWorkflow(
+				userFolder,
+				workflowId,
+				controllerTrace
+					? {
+							NODE_OPTIONS: `--require ${join(__dirname, '..', 'lib', 'controllerTrace.cjs')}`,
+							CONTROLLER_TRACE_FILE: controllerTrace,
+						}
+					: {},
+			);
 			const wall = (performance.now() - wallStarted) / 1000;
 			const task = run.data.resultData.runData['Company Registry']?.at(-1) as
 				| {
@@ -124,10 +202,34 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 			const { name } = family;
 			const floor = family.floorSeconds(task?.startTime ?? Number.NaN);
 			const ratio = seconds / floor;
+			if (traceFolder && controllerTrace) {
+				const tracePath = join(traceFolder, `${family.id}.${runIndex}.json`);
+				writeFileSync(
+					tracePath,
+					JSON.stringify({
+						family: family.id,
+						windowMs: family.rateLimit.windowMs,
+						nodeStartedAt: task?.startTime,
+						nodeMs: task?.executionTime,
+						floorMs: floor * 1000,
+						lookups: sandbox.lookupTrace,
+						controller: takeControllerTrace(controllerTrace),
+					}),
+				);
+				checklist.log(`scale: ${name}: trace written to ${tracePath}`);
+			}
 			checklist.log(
 				`scale: ${name}: node ${seconds.toFixed(2)} s, floor ${floor.toFixed(2)} s, node_vs_floor=${ratio.toFixed(3)}; ` +
 					`n8n execute wall ${wall.toFixed(1)} s (process start and exit included); 429s ${sandbox.counters.lookupsByStatus[429] ?? 0}; token requests ${sandbox.counters.tokenRequests}`,
 			);
+			if (family.beside && task?.startTime !== undefined) {
+				const clockFloor = family.beside.clockFloorSeconds(task.startTime);
+				const simulated = await family.beside.simulated(task.startTime);
+				checklist.log(
+					`scale: ${name}: started ${task.startTime % WINDOW.windowMs} ms into a window; sim_vs_floor=${simulated.toFixed(3)} sim_minus_real=${(simulated - ratio).toFixed(3)}; ` +
+						`the clock's floor (before issue 20 item 5 was traced) ${clockFloor.toFixed(2)} s, node_vs_clock_floor=${(seconds / clockFloor).toFixed(3)}; load ${loadavg()[0].toFixed(1)}`,
+				);
+			}
 			checklist.check(
 				registered.length + notRegistered.length + errors.length === ROWS,
 				`${name}: every one of ${ROWS} rows came out once`,
