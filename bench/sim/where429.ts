@@ -107,7 +107,11 @@ async function measure(scenario: Scenario, seed: number): Promise<Tally> {
 			const answer = await registry.request(...args);
 			answers += 1;
 			if (answer.kind === 'response' && answer.status === 429) tally.refused[phase] += 1;
-			else if (answer.kind === 'no-response' || answer.status >= 500) lastFaultAt = clock.now();
+			else if (
+				answer.kind === 'no-response' ||
+				(answer.kind === 'response' && answer.status >= 500)
+			)
+				lastFaultAt = clock.now();
 			return answer;
 		};
 		for (let execution = 0; execution < scenario.executions; execution++)
