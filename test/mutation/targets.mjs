@@ -179,6 +179,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/search.edges.test.ts',
 		// Successes only count as admissions for it (a burst of 503s shows no refill).
 		'test/unit/transport/rateControl/searchAdmissions.test.ts',
+		// The admitted log kept to the 5 s its readers count, over a long run.
+		'test/unit/transport/rateControl/admittedLog.test.ts',
 	],
 	// A count that said it holds one or none, before any 429: its stories on the pure transition.
 	'nodes/shared/transport/rateControl/slowStart.ts': [
