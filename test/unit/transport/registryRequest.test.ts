@@ -180,6 +180,17 @@ describe('an answer n8n hands back', () => {
 		},
 	);
 
+	it.each([['ECONNRESET_Z_'], ['E_ERR__ERROR_']])(
+		"a code with a decoder's prefix only inside it (%s) is no decoder's",
+		async (code) => {
+			expect(await answerTo(async () => full(200, breaking(code)))).toEqual({
+				kind: 'no-response',
+				reason: 'network',
+				code,
+			});
+		},
+	);
+
 	it('a body that breaks off otherwise got no answer', async () => {
 		expect(await answerTo(async () => full(200, breaking('ECONNRESET')))).toEqual({
 			kind: 'no-response',
