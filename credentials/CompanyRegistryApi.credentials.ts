@@ -15,7 +15,9 @@ import {
 	tokenIssuedFor,
 	withoutTrailingSlashes,
 } from '../nodes/shared/transport/accessToken';
+import { header, refusesForRateLimit } from '../nodes/shared/transport/answerReport';
 import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/transport/boundedBody';
+import { parseRetryAfter } from '../nodes/shared/transport/retryAfter';
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
 import { TRANSIENT_STATUSES } from '../nodes/shared/transport/retryPolicy';
 import { wait } from '../nodes/shared/transport/wait';
@@ -36,6 +38,10 @@ const REDIRECT_STATUSES = [300, 301, 302, 303, 307, 308];
 interface HttpFailure {
 	response?: { status?: number; data?: unknown; body?: unknown; headers?: Record<string, unknown> };
 }
+
+/** A refusal's Retry-After, in ms from now (undefined: none, or unreadable). */
+const retryAfterOf = (headers: Record<string, unknown>) =>
+	parseRetryAfter(header(headers, 'retry-after'));
 
 /**
  * A token request that failed, told in words a user can act on. Built from the status and the OAuth
@@ -65,6 +71,15 @@ function tokenExchangeError(
 	}
 	const parsed = oauthErrorSchema.safeParse(failure.response?.data ?? failure.response?.body);
 	const code = parsed.success ? safe(parsed.data.error) : undefined;
+	const headers = failure.response?.headers ?? {};
+	// As the lookups read it (answerReport.ts): a 429, a 420, a 403 whose headers say the budget is spent
+	// or when to try again. Neither the client nor the audience is to blame: the user can only wait.
+	if (refusesForRateLimit(status, headers)) {
+		const asked = retryAfterOf(headers);
+		return new Error(
+			`The token endpoint ${shownUrl} refused the token request for its rate limit (HTTP ${status}${code ? ` ${code}` : ''})${asked ? `, asking to wait ${Math.ceil(asked / 1000)} s` : ''}. Run the workflow again later, or ask the registry operator about the token endpoint's limit.`,
+		);
+	}
 	if (
 		code === 'invalid_client' ||
 		code === 'unauthorized_client' ||
@@ -103,9 +118,6 @@ function tokenDeadlineError(tokenUrl: string, timeoutMs: number): Error {
 const TOKEN_ATTEMPTS = 3;
 /** The wait before the second try; doubled before the third. */
 const TOKEN_BACKOFF_MS = 250;
-/** The statuses a try again may mend: the registry's transient ones, and a rate limit's. */
-const TOKEN_TRANSIENT_STATUSES = new Set([...TRANSIENT_STATUSES, 429]);
-
 /**
  * A Client ID or Client Secret as sent: without the white space a paste brings at its ends (a password
  * manager's or a terminal's line break). No operator issues an id or a secret that starts or ends in it.
@@ -113,7 +125,11 @@ const TOKEN_TRANSIENT_STATUSES = new Set([...TRANSIENT_STATUSES, 429]);
 const pastedValue = (value: unknown) => (typeof value === 'string' ? value.trim() : value);
 
 /** One try of the token request: the answer read (at most MAX_ANSWER_BYTES), or what it threw. */
-type TokenTry = { answer: { status: number; body: BodyRead } } | { thrown: unknown };
+type TokenTry =
+	| { answer: { status: number; headers: Record<string, unknown>; body: BodyRead } }
+	| { thrown: unknown };
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
 
 async function exchangeOnce(
 	helper: IHttpRequestHelper,
@@ -143,16 +159,14 @@ async function exchangeOnce(
 			timeout: CompanyRegistryApi.tokenTimeoutMs,
 			abortSignal: signal,
 		})) as IN8nHttpFullResponse;
+		const status = response.statusCode;
+		const headers = response.headers as Record<string, unknown>;
+		const body = await readBoundedBody(response.body, headers, undefined, signal);
+		// Only a success's body can hold the token: a refusal's page over the cap (a CDN's 429, a gateway's
+		// 503) is left unread, and its status and headers decide, as for a short one and as for a lookup.
+		const unreadRefusal = body.kind === 'oversized' && !isSuccess(status);
 		return {
-			answer: {
-				status: response.statusCode,
-				body: await readBoundedBody(
-					response.body,
-					response.headers as Record<string, unknown>,
-					undefined,
-					signal,
-				),
-			},
+			answer: { status, headers, body: unreadRefusal ? { kind: 'read', body: undefined } : body },
 		};
 	} catch (error) {
 		return { thrown: error };
@@ -168,10 +182,24 @@ async function exchangeOnce(
  */
 function isTransient(result: TokenTry): boolean {
 	if ('thrown' in result) return (result.thrown as { code?: unknown }).code !== 'ERR_CANCELED';
-	const { status, body } = result.answer;
+	const { status, headers, body } = result.answer;
 	return (
-		body.kind === 'interrupted' || (body.kind === 'read' && TOKEN_TRANSIENT_STATUSES.has(status))
+		body.kind === 'interrupted' ||
+		(body.kind === 'read' &&
+			(TRANSIENT_STATUSES.has(status) || refusesForRateLimit(status, headers)))
 	);
+}
+
+/**
+ * The wait before the next try: the backoff, or as long as the answer asks (Retry-After on a refusal for
+ * the rate limit or a 503, as a lookup waits it out), whichever is longer.
+ */
+function waitBeforeTry(result: TokenTry, attempt: number): number {
+	const backoff = TOKEN_BACKOFF_MS * 2 ** (attempt - 1);
+	if ('thrown' in result) return backoff;
+	const { status, headers } = result.answer;
+	const asks = status === 503 || refusesForRateLimit(status, headers);
+	return Math.max(backoff, (asks ? retryAfterOf(headers) : undefined) ?? 0);
 }
 
 /** The access token of a try's answer, or the error that says what went wrong. */
@@ -189,8 +217,13 @@ function tokenOf(
 		);
 	}
 	if (body.kind === 'interrupted') throw tokenExchangeError({}, tokenUrl, audience, secret);
-	if (status < 200 || status >= 300) {
-		throw tokenExchangeError({ response: { status, data: body.body } }, tokenUrl, audience, secret);
+	if (!isSuccess(status)) {
+		throw tokenExchangeError(
+			{ response: { status, data: body.body, headers: result.answer.headers } },
+			tokenUrl,
+			audience,
+			secret,
+		);
 	}
 	const token = tokenResponseSchema.safeParse(body.body);
 	if (!token.success) {
@@ -302,14 +335,15 @@ export class CompanyRegistryApi implements ICredentialType {
 			for (let attempt = 1; ; attempt++) {
 				const answer = await exchangeOnce(this, tokenUrl, audience, credentials, deadline.signal);
 				if (expired) throw tokenDeadlineError(tokenUrl, timeoutMs);
-				// An auth server's blip (a 5xx, a 429, a dropped connection) must not fail every row of a sheet.
+				// An auth server's blip (a 5xx, a refusal for its rate limit, a dropped connection) must not
+				// fail every row of a sheet. A wait as long as the deadline would only end at it: the answer
+				// is told at once instead.
+				const waitMs = waitBeforeTry(answer, attempt);
 				if (
 					isTransient(answer) &&
 					attempt < TOKEN_ATTEMPTS &&
-					(await CompanyRegistryApi.tokenRetryWait(
-						TOKEN_BACKOFF_MS * 2 ** (attempt - 1),
-						deadline.signal,
-					))
+					waitMs < timeoutMs &&
+					(await CompanyRegistryApi.tokenRetryWait(waitMs, deadline.signal))
 				)
 					continue;
 				// n8n stores every field returned: the token and what it was asked for.

@@ -308,6 +308,17 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 			(code: number, body: unknown = {}): Answer =>
 			(response) =>
 				send(response, code, body);
+		const withHeaders =
+			(code: number, headers: Record<string, string>, body: unknown = {}): Answer =>
+			(response) =>
+				send(response, code, body, headers);
+		/** A page over 64 KB without a length, as a CDN streams its error pages. */
+		const bigPage =
+			(code: number): Answer =>
+			(response) => {
+				response.writeHead(code, { 'content-type': 'text/html' });
+				response.end(`<html><style>${'.x{color:red}'.repeat(6_000)}</style></html>`);
+			};
 		const dropped: Answer = (response) => response.socket?.destroy();
 		const brokenOff: Answer = (response) => {
 			response.writeHead(200, { 'content-type': 'application/json', 'content-length': 400 });
@@ -324,6 +335,48 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 			answerInTurn(first, token);
 			await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
 			expect(endpoint.received).toHaveLength(2);
+		});
+
+		describe('a refusal for the rate limit under another status, as a lookup reads it (answerReport.ts)', () => {
+			it.each([
+				['a 420', status(420)],
+				[
+					'a 403 whose budget is spent (X-RateLimit-Remaining 0)',
+					withHeaders(403, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0' }),
+				],
+				['a 403 with Retry-After', withHeaders(403, { 'retry-after': '0' })],
+				['a 429 whose page is over 64 KB', bigPage(429)],
+				['a 522 whose page is over 64 KB', bigPage(522)],
+			])('%s, then a token: the token, at the second request', async (_name, first) => {
+				answerInTurn(first, token);
+				await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
+				expect(endpoint.received).toHaveLength(2);
+			});
+
+			it("a 403 of a plan without the budget (X-RateLimit-Limit 0) is the audience's refusal, not asked again", async () => {
+				answerInTurn(
+					withHeaders(403, { 'x-ratelimit-limit': '0', 'x-ratelimit-remaining': '0' }),
+					token,
+				);
+				expect(await failure()).toMatch(/refused the audience/);
+				expect(endpoint.received).toHaveLength(1);
+			});
+
+			it('a 401 whose page is over 64 KB: its status decides, unread', async () => {
+				answerInTurn(bigPage(401), token);
+				expect(await failure()).toBe(
+					`The token endpoint ${tokenUrl()} rejected the Client ID or Client Secret (HTTP 401). Check both values, as issued by the registry operator.`,
+				);
+				expect(endpoint.received).toHaveLength(1);
+			});
+
+			it('three 420s that echo the secret: three requests, then the rate limit is told, without the secret', async () => {
+				answerInTurn(status(420, { error: 'slow_down', error_description: `client ${SECRET}` }));
+				expect(await failure()).toBe(
+					`The token endpoint ${tokenUrl()} refused the token request for its rate limit (HTTP 420 slow_down). Run the workflow again later, or ask the registry operator about the token endpoint's limit.`,
+				);
+				expect(endpoint.received).toHaveLength(3);
+			});
 		});
 
 		it('a refused client (401) is not asked again', async () => {
@@ -366,6 +419,37 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 				await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
 				expect(waits).toEqual([250]);
 			});
+
+			it.each([
+				['a 429 asking 2 s', withHeaders(429, { 'retry-after': '2' }), 2_000],
+				['a 420 asking 3 s', withHeaders(420, { 'retry-after': '3' }), 3_000],
+				['a 403 asking 4 s', withHeaders(403, { 'retry-after': '4' }), 4_000],
+				['a 503 asking 1 s', withHeaders(503, { 'retry-after': '1' }), 1_000],
+				[
+					'a 502 asking 3 s (only a 503 and the rate limit are asked)',
+					withHeaders(502, { 'retry-after': '3' }),
+					250,
+				],
+				['a 429 asking 0 s (the backoff is longer)', withHeaders(429, { 'retry-after': '0' }), 250],
+				[
+					'a 429 asking 29 s, within the 30 s deadline',
+					withHeaders(429, { 'retry-after': '29' }),
+					29_000,
+				],
+			])('%s, then a token: waited so long before the second try', async (_name, first, waited) => {
+				answerInTurn(first, token);
+				await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
+				expect(waits).toEqual([waited]);
+			});
+
+			it('a 429 asking 30 s, the whole deadline: told at once, naming the wait, not waited for', async () => {
+				answerInTurn(withHeaders(429, { 'retry-after': '30' }), token);
+				expect(await failure()).toBe(
+					`The token endpoint ${tokenUrl()} refused the token request for its rate limit (HTTP 429), asking to wait 30 s. Run the workflow again later, or ask the registry operator about the token endpoint's limit.`,
+				);
+				expect(waits).toEqual([]);
+				expect(endpoint.received).toHaveLength(1);
+			});
 		});
 
 		it('a 101 is no token answer, nor asked again', async () => {
@@ -380,15 +464,15 @@ describe('the token exchange (preAuthentication) against a token endpoint', () =
 			expect(endpoint.received).toHaveLength(1);
 		});
 
-		it('a 503 larger than a token answer is not read, nor asked again', async () => {
+		it('a 503 larger than a token answer is left unread, and tried again as a short one is', async () => {
+			// A refusal's page is never the token: its status decides, as for a lookup (a CDN's 503 or 429
+			// page carries styles and logos past 64 KB).
 			answerInTurn((response) => {
 				response.writeHead(503, { 'content-type': 'application/json' });
 				response.end(`{"error":"${'e'.repeat(100_000)}"}`);
 			}, token);
-			expect(await failure()).toBe(
-				`The token endpoint ${tokenUrl()} answered with more than 64 KB after decompression; a token answer is a few KB. Check the credential's Auth URL.`,
-			);
-			expect(endpoint.received).toHaveLength(1);
+			await expect(exchange()).resolves.toMatchObject({ accessToken: 'issued-token' });
+			expect(endpoint.received).toHaveLength(2);
 		});
 
 		it('a request cancelled by its lookup (Request Timeout, execution stopped) is not tried again', async () => {

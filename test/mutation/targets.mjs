@@ -92,6 +92,27 @@ export const TARGETS = {
 		'test/unit/transport/retryDecision.test.ts',
 		'test/unit/transport/retry.edges.test.ts',
 	],
+	// How an answer is read (a refusal for the rate limit by 429, 420 or 403; what it tells the
+	// controller): pure, against its unit tests and the batch runner's on the virtual clock.
+	'nodes/shared/transport/answerReport.ts': [
+		'test/unit/transport/rateLimitRefusal.test.ts',
+		'test/unit/transport/batchRunner.test.ts',
+	],
+	// One execution's lookups (the breaker, the controller, the token's renewal, each answer read): the
+	// batch runner against a stand-in for the HTTP call, on the virtual clock, and the pipeline's rows
+	// against a stand-in for n8n's request helper.
+	'nodes/shared/transport/lookupSession.ts': [
+		// What each kind of answer makes of its row; the token, the retry budget, the credential read again.
+		'test/unit/transport/lookupSession.test.ts',
+		'test/unit/transport/batchRunner.test.ts',
+		'test/unit/lookupPipeline.rows.test.ts',
+	],
+	// The one HTTP call against a stand-in for n8n's request helpers (what it asks for, each answer and
+	// failure read, the deadline), and the pipeline's rows against one that renews the token as n8n does.
+	'nodes/shared/transport/registryRequest.ts': [
+		'test/unit/transport/registryRequest.test.ts',
+		'test/unit/lookupPipeline.rows.test.ts',
+	],
 	// The pipeline's routing: its unit tests, and the rows that are looked up against a stand-in for n8n's
 	// request helper (lookupPipeline.rows). The router's engine test killed no mutant of it the unit tests
 	// did not (run of this session), and loading it cost every mutant seconds.
@@ -179,6 +200,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/search.edges.test.ts',
 		// Successes only count as admissions for it (a burst of 503s shows no refill).
 		'test/unit/transport/rateControl/searchAdmissions.test.ts',
+		// The admitted log kept to the 5 s its readers count, over a long run.
+		'test/unit/transport/rateControl/admittedLog.test.ts',
 	],
 	// A count that said it holds one or none, before any 429: its stories on the pure transition.
 	'nodes/shared/transport/rateControl/slowStart.ts': [

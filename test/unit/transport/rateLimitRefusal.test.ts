@@ -1,4 +1,4 @@
-import { refusesForRateLimit, report } from '../../../nodes/shared/transport/answerReport';
+import { header, refusesForRateLimit, report } from '../../../nodes/shared/transport/answerReport';
 
 // Which answers are refusals for the registry's rate limit (test/integration/redteam/rateLimitOtherStatus.test.ts
 // for the sheet): a 429; a 420; a 403 whose headers say the budget is spent or when to try again.
@@ -59,5 +59,31 @@ describe('report, of a refusal for the rate limit under another status', () => {
 			remaining: 4,
 			retryAfterMs: undefined,
 		});
+	});
+});
+
+describe('the edges of reading an answer', () => {
+	it("a 403 whose X-RateLimit-Limit is 0 (a plan without the budget) is the plan's refusal, not the rate limit's", () => {
+		expect(
+			refusesForRateLimit(403, { 'x-ratelimit-limit': '0', 'x-ratelimit-remaining': '0' }),
+		).toBe(false);
+		expect(
+			refusesForRateLimit(403, { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0' }),
+		).toBe(true);
+	});
+
+	it('no answer (a dropped connection, a timeout) tells the controller only when it was sent', () => {
+		expect(
+			report(1_000, { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }, 2_000),
+		).toEqual({ sentAt: 1_000 });
+	});
+
+	it.each([
+		['text', { 'retry-after': '3' }, '3'],
+		['a list (a header sent twice): the first', { 'retry-after': ['3', '9'] }, '3'],
+		['a number (not as n8n hands headers over): none', { 'retry-after': 3 }, undefined],
+		['absent', {}, undefined],
+	])("a header's value as %s", (_name, headers, value) => {
+		expect(header(headers, 'retry-after')).toBe(value);
 	});
 });
