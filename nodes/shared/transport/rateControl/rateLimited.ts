@@ -139,8 +139,7 @@ export function rateLimited(
 		// The pace to climb back to is what the registry took, not the pace that overshot it: where
 		// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then. Where
 		// it took more than the pace (right after a pause), the limit is higher: climb back to that.
-		// Others spending the limit too, a lone refusal after OTHERS_REFUSAL_ANSWERS admissions is the
-		// token another took (workers.ts): one decrease, probing on from there.
+		// But a lone refusal on a limit others spend too is a token another took (workers.ts).
 		pace.ceiling = othersRefusal(state, answered)
 			? WAVE_DECREASE * pace.rate
 			: Math.min(
