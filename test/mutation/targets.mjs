@@ -181,6 +181,7 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/spellAdmitted.test.ts',
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
+		'test/unit/transport/rateControl/othersRefusal.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,
@@ -236,6 +237,7 @@ export const TARGETS = {
 		...STORIES,
 		'test/unit/transport/rateControl/jitter.test.ts',
 		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
+		'test/unit/transport/rateControl/othersRefusal.test.ts',
 	],
 	'nodes/shared/transport/rateControl/random.ts': [
 		'test/unit/transport/rateControl/jitter.test.ts',

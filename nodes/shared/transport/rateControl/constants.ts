@@ -72,6 +72,14 @@ export const PROBE_GROWTH_PER_SECOND = 0.02;
  */
 export const SHARED_PROBE_GROWTH_PER_SECOND = 0.3;
 /**
+ * Admissions since the last wave after which a 429 on a pace others spend too is theirs (workers.ts
+ * `othersRefusal`): at most one request in six refused, where a pace over a limit meets one in two (a
+ * bucket of burst 1) or a run of them. Tuned on bench:sim (seed 1 s86, seed 2 s45: three and four
+ * workers at 110/s and 5/s, burst 1): at 0, s86 5.15x the floor but s45 1.91x -> 2.16x and a row failed;
+ * at 2, 5.66x and 2.02x; at 5, 5.34x and 1.93x; at 10, 5.81x and 1.91x.
+ */
+export const OTHERS_REFUSAL_ANSWERS = 5;
+/**
  * Admissions with no congestion event after which the probe beyond the last event's rate speeds up
  * (pace.ts): more than a pace at the limit gets between its waves, more than a sheet of 20 rows at a
  * limit of one a second has.

@@ -27,7 +27,7 @@ import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset } from './windowReset';
 import { suspectWindow } from './windowState';
-import { inStep, nothingAdmitted, nothingAdmittedSince } from './workers';
+import { inStep, nothingAdmitted, nothingAdmittedSince, othersRefusal } from './workers';
 
 /**
  * A 429 (part of `transition`, on its copy). In a window the window has heard it already. Where the
@@ -139,10 +139,13 @@ export function rateLimited(
 		// The pace to climb back to is what the registry took, not the pace that overshot it: where
 		// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then. Where
 		// it took more than the pace (right after a pause), the limit is higher: climb back to that.
-		pace.ceiling = Math.min(
-			WAVE_CEILING_ABOVE * pace.rate,
-			Math.max(WAVE_CEILING_BELOW * pace.rate, admitted),
-		);
+		// But a lone refusal on a limit others spend too is a token another took (workers.ts).
+		pace.ceiling = othersRefusal(state, answered)
+			? WAVE_DECREASE * pace.rate
+			: Math.min(
+					WAVE_CEILING_ABOVE * pace.rate,
+					Math.max(WAVE_CEILING_BELOW * pace.rate, admitted),
+				);
 		// The wave that ends a search from a lower bound came within a step of the limit (pace.ts).
 		if (pace.lowerBound !== undefined)
 			pace.ceiling = Math.max(pace.ceiling, searchCeiling(pace, pace.rate));

@@ -1,5 +1,10 @@
 import { pause, type Action } from './actions';
-import { ADMITTED_SPAN_MAX_MS, FIRST_PAUSE_MAX_MS, IN_STEP_WAVES } from './constants';
+import {
+	ADMITTED_SPAN_MAX_MS,
+	FIRST_PAUSE_MAX_MS,
+	IN_STEP_WAVES,
+	OTHERS_REFUSAL_ANSWERS,
+} from './constants';
 import { countWhere } from './log';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
@@ -57,4 +62,16 @@ export function nothingAdmitted(
 	pace.creditCap = 1;
 	pace.lowerBound = pace.rate;
 	pause(state, now, actions, now + pauseMs, 'firstLimit');
+}
+
+/**
+ * A 429 on a pace others spend too (count.ts `othersSpend`) after `answered` admissions since the last
+ * wave: a lone refusal among them is a token another took (a bucket of small burst refuses whoever
+ * comes within a token of another's admission), whatever our pace, so it says little of the limit. The
+ * rate admitted lately is then only our own climbing pace, measured late: cut to it, every such wave
+ * took a third off the pace, and workers at a tenth of the limit stayed there (bench:sim s86). Refused
+ * after fewer, the pace (or all of ours) is over the limit: the rate admitted tells it.
+ */
+export function othersRefusal(state: ControlState, answered: number): boolean {
+	return state.pace.shared && answered >= OTHERS_REFUSAL_ANSWERS;
 }
