@@ -22,7 +22,7 @@ import {
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
-import { searchCeiling } from './search';
+import { searchCeiling, searchWave } from './search';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset } from './windowReset';
@@ -136,6 +136,7 @@ export function rateLimited(
 		if (now - state.lastCongestionAt > CONGESTION_SPELL_MS) state.congestionSince = now;
 		state.lastCongestionAt = now;
 		const admitted = admittedRate(state, now);
+		searchWave(pace, { now, rate: pace.rate, admitted });
 		// The pace to climb back to is what the registry took, not the pace that overshot it: where
 		// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then. Where
 		// it took more than the pace (right after a pause), the limit is higher: climb back to that.
