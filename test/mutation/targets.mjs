@@ -138,6 +138,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/othersSpend.test.ts',
 		// The search per round trip.
 		'test/unit/transport/rateControl/search.edges.test.ts',
+		// Searching on past a ceiling that a wave after the search read as a floor.
+		'test/unit/transport/rateControl/searchWave.edges.test.ts',
 	],
 	// The search from a lower bound: its growth, when it goes per round trip, the ceiling its wave sets.
 	'nodes/shared/transport/rateControl/search.ts': [
@@ -145,6 +147,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/burstBucketSearch.edges.test.ts',
 		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
 		'test/unit/transport/rateControl/transitions.test.ts',
+		// The waves after a search per round trip.
+		'test/unit/transport/rateControl/searchWave.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
@@ -156,6 +160,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/spellAdmitted.test.ts',
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
+		// The waves after a search per round trip.
+		'test/unit/transport/rateControl/searchWave.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,

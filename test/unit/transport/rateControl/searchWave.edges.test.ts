@@ -4,6 +4,8 @@ import {
 	type PaceState,
 } from '../../../../nodes/shared/transport/rateControl/pace';
 import { searchWave } from '../../../../nodes/shared/transport/rateControl/search';
+import { unknownRegistry } from '../../../../nodes/shared/transport/rateControl/state';
+import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
 
 // The waves after a search per round trip at their edges (search.ts searchWave, pace.ts climb): a
 // search's wave at 10 s, and later waves met at 30/s, the registry having admitted `admitted` over the
@@ -71,5 +73,35 @@ describe('climb after an overshot search: it searches on past the ceiling at onc
 		const overshot = after('overshot');
 		climb(overshot, 300, { answers: 60, ms: 5_000 }, lately);
 		expect(overshot.rate).toBeCloseTo(30 * 1.25 ** (1 / 30), 9);
+	});
+});
+
+describe('a 429 (transition) after a search per round trip at 60/s, its first wave at 5 s', () => {
+	const searching = {
+		...unknownRegistry(),
+		inFlight: 2,
+		latencyMs: 14,
+		lastEventAt: 5_000,
+		lastCongestionAt: 5_000,
+		pace: {
+			...unknownPace(),
+			rate: 60,
+			lowerBound: 3,
+			floorRate: 2.85,
+			searchSpell: 'perRoundTrip' as const,
+		},
+	};
+	const refused = (sentAt: number) => ({
+		kind: 'rateLimited' as const,
+		report: { sentAt, status: 429 },
+	});
+	it('ends it at the wave, and the next wave within a second, nothing admitted since, overshot it', () => {
+		const ended = transition(searching, refused(9_990), 10_000).state;
+		expect(ended.pace.searchSpell).toBe('ended');
+		expect(ended.pace.searchEndedAt).toBe(10_000);
+		const overshot = transition(ended, refused(10_200), 10_210).state;
+		expect(overshot.pace.searchSpell).toBe('overshot');
+		// The wave's pace: what was admitted (nothing) at most halves it.
+		expect(overshot.pace.rate).toBeCloseTo(ended.pace.rate! / 2, 9);
 	});
 });
