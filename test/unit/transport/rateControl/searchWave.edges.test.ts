@@ -105,3 +105,33 @@ describe('a 429 (transition) after a search per round trip at 60/s, its first wa
 		expect(overshot.pace.rate).toBeCloseTo(ended.pace.rate! / 2, 9);
 	});
 });
+
+describe('climb marks a search per round trip, and only that', () => {
+	// Searching up from 10/s, a first wave that admitted 2.
+	const searching = (): PaceState => ({
+		...unknownPace(),
+		rate: 10,
+		lowerBound: 10,
+		floorRate: 9.5,
+		firstWave: {
+			at: 0,
+			told: 2,
+			answers: 2,
+			admittedAfter: 0,
+			rateSpanMs: 1000,
+			boundSpanMs: 1000,
+			activeMs: 1000,
+		},
+	});
+	const quiet = { answers: 3, ms: 3_000 };
+	it('per round trip (9 admitted within the second): perRoundTrip', () => {
+		const pace = searching();
+		climb(pace, 1000, quiet, { latencyMs: 40, admittedLastSecond: 9 });
+		expect(pace.searchSpell).toBe('perRoundTrip');
+	});
+	it('per second (8 admitted): nothing', () => {
+		const pace = searching();
+		climb(pace, 1000, quiet, { latencyMs: 40, admittedLastSecond: 8 });
+		expect(pace.searchSpell).toBeUndefined();
+	});
+});
