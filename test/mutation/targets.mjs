@@ -163,6 +163,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/othersSpend.test.ts',
 		// The search per round trip.
 		'test/unit/transport/rateControl/search.edges.test.ts',
+		// Searching on past a ceiling that a wave after the search read as a floor.
+		'test/unit/transport/rateControl/searchWave.edges.test.ts',
 	],
 	// The search from a lower bound: its growth, when it goes per round trip, the ceiling its wave sets.
 	'nodes/shared/transport/rateControl/search.ts': [
@@ -170,6 +172,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/burstBucketSearch.edges.test.ts',
 		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
 		'test/unit/transport/rateControl/transitions.test.ts',
+		// The waves after a search per round trip.
+		'test/unit/transport/rateControl/searchWave.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
@@ -182,6 +186,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 		'test/unit/transport/rateControl/slowBurstOneBucket.edges.test.ts',
 		'test/unit/transport/rateControl/othersRefusal.test.ts',
+		// The waves after a search per round trip.
+		'test/unit/transport/rateControl/searchWave.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,

@@ -13,6 +13,7 @@ import {
 	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
 	SEARCH_DOUBLING_ANSWERS,
+	SEARCH_GROWTH_PER_SECOND,
 	SHARED_PROBE_GROWTH_PER_SECOND,
 	STORM_PAUSE_MS,
 	STORM_UNTOLD_PAUSE_MS,
@@ -45,6 +46,15 @@ export interface PaceState {
 	 * climb: the one the last admitted request went at (searchCeiling). Undefined otherwise.
 	 */
 	stepFrom: number | undefined;
+	/**
+	 * A search per round trip (search.ts `refillShown`) and the waves after it (search.ts `searchWave`):
+	 * 'perRoundTrip' while it climbs, 'ended' from the wave that ends it, 'overshot' where a wave within a
+	 * second of that one read only a floor of the limit (the pace searches on past its ceiling until the
+	 * next wave). Undefined otherwise.
+	 */
+	searchSpell: 'perRoundTrip' | 'ended' | 'overshot' | undefined;
+	/** When the wave that ended the last search from a lower bound came. */
+	searchEndedAt: number;
 	credit: number;
 	creditCap: number;
 	/** When `credit` was reckoned; may lie ahead (credit begins at a pause's end). */
@@ -78,6 +88,8 @@ export const unknownPace = (): PaceState => ({
 	lowerBound: undefined,
 	floorRate: 0,
 	stepFrom: undefined,
+	searchSpell: undefined,
+	searchEndedAt: 0,
 	credit: 0,
 	creditCap: 1,
 	creditAt: 0,
@@ -208,21 +220,25 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet, lately: L
 	if (
 		pace.floorRate > 0 &&
 		pace.ceiling !== undefined &&
+		pace.searchSpell !== 'overshot' &&
 		!longWork &&
 		quiet.answers < PROBE_QUIET_ANSWERS
 	)
 		return;
 	// Its own waves say less of a limit others spend too: the probe does not wait for a quiet spell.
 	const growth =
-		pace.ceiling !== undefined
-			? Math.max(pace.shared ? SHARED_PROBE_GROWTH_PER_SECOND : 0, probeGrowth(quiet, longWork))
-			: pace.lowerBound !== undefined
-				? LOWER_BOUND_GROWTH_PER_SECOND
-				: searchGrowth(pace.rate, workLeft);
+		pace.searchSpell === 'overshot'
+			? SEARCH_GROWTH_PER_SECOND
+			: pace.ceiling !== undefined
+				? Math.max(pace.shared ? SHARED_PROBE_GROWTH_PER_SECOND : 0, probeGrowth(quiet, longWork))
+				: pace.lowerBound !== undefined
+					? LOWER_BOUND_GROWTH_PER_SECOND
+					: searchGrowth(pace.rate, workLeft);
 	const wave = pace.firstWave;
 	const refills = refillShown(pace, lately);
 	pace.stepFrom =
 		refills || (wave !== undefined && wave.told + wave.admittedAfter === 1) ? pace.rate : undefined;
+	if (refills) pace.searchSpell = 'perRoundTrip';
 	const perAnswer = refills
 		? 1 / Math.max(SEARCH_DOUBLING_ANSWERS, (pace.rate * lately.latencyMs) / 1000)
 		: 1 / pace.rate;

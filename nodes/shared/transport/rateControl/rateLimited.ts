@@ -22,7 +22,7 @@ import {
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
-import { searchCeiling } from './search';
+import { searchCeiling, searchWave } from './search';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset } from './windowReset';
@@ -136,10 +136,10 @@ export function rateLimited(
 		if (now - state.lastCongestionAt > CONGESTION_SPELL_MS) state.congestionSince = now;
 		state.lastCongestionAt = now;
 		const admitted = admittedRate(state, now);
-		// The pace to climb back to is what the registry took, not the pace that overshot it: where
-		// 429s lag behind the pace (a sliding window), the pace has grown past the limit by then. Where
-		// it took more than the pace (right after a pause), the limit is higher: climb back to that.
-		// But a lone refusal on a limit others spend too is a token another took (workers.ts).
+		searchWave(pace, { now, rate: pace.rate, admitted });
+		// Climb back to what the registry took, not the pace that overshot it: where 429s lag (a sliding
+		// window) the pace has grown past the limit by then; where it took more (after a pause), the
+		// limit is higher. A lone refusal on a limit others spend too is a token another took (workers.ts).
 		pace.ceiling = othersRefusal(state, answered)
 			? WAVE_DECREASE * pace.rate
 			: Math.min(
