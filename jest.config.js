@@ -1,8 +1,9 @@
 /** @type {import('jest').Config} */
 module.exports = {
 	// Node's, with one vm context per worker: n8n's modules are evaluated once per worker, not once per
-	// test file (test/workerContextEnvironment.js, with the runtime below).
-	testEnvironment: '<rootDir>/test/workerContextEnvironment.js',
+	// test file (test/workerContextEnvironment.js, with the runtime below). A path, not `<rootDir>/`: Stryker
+	// wraps the environment and requires it by the name the configuration gives.
+	testEnvironment: `${__dirname}/test/workerContextEnvironment.js`,
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	// The end-to-end checks run a real n8n (npm run test:n8n, test:queue), never under jest.

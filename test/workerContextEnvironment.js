@@ -56,10 +56,15 @@ class WorkerContextEnvironment extends NodeEnvironment {
 			workers.set(asked, worker);
 			return;
 		}
-		// The context super() just made is dropped: this file runs in the worker's.
+		// The context super() just made is dropped: this file runs in the worker's, with what jest makes
+		// anew for each file: its own process object (process.env copied now: Stryker names the mutant to
+		// switch on there) and its own copy of the configuration's globals.
+		const made = this.global;
 		this.context = worker.context;
 		this.global = worker.global;
 		this.restoreGlobals();
+		this.global.process = made.process;
+		for (const key of Object.keys(projectConfig.globals)) this.global[key] = made[key];
 		this.moduleMocker = new ModuleMocker(this.global);
 		this.fakeTimers = new LegacyFakeTimers({
 			config: projectConfig,

@@ -44,6 +44,7 @@ it("a worker's second test file gets n8n's modules from the first, but not its g
 		projectModuleOf: undefined,
 		n8nErrorIsError: true,
 		loadedGlobalsKept: true,
+		processEnvLeftBy: undefined,
 		fakeTimersLeft: false,
 	});
 	expect(second).toEqual({
@@ -53,6 +54,7 @@ it("a worker's second test file gets n8n's modules from the first, but not its g
 		projectModuleOf: undefined,
 		n8nErrorIsError: true,
 		loadedGlobalsKept: true,
+		processEnvLeftBy: undefined,
 		fakeTimersLeft: false,
 	});
 });

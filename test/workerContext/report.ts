@@ -17,6 +17,8 @@ export interface FileReport {
 	n8nErrorIsError: boolean;
 	/** Whether tslib's helpers, which n8n-workflow's loading puts in the globals, are there. */
 	loadedGlobalsKept: boolean;
+	/** What the file before it wrote in process.env, if it is still there. */
+	processEnvLeftBy: string | undefined;
 	/** Whether the file before it left its fake timers on this one. */
 	fakeTimersLeft: boolean;
 }
@@ -43,8 +45,10 @@ export function reportAndMark(file: string): void {
 		projectModuleOf: n8nWorkflow.projectModule === evaluation ? evaluation.file : undefined,
 		n8nErrorIsError,
 		loadedGlobalsKept: typeof (globalThis as { __extends?: unknown }).__extends === 'function',
+		processEnvLeftBy: process.env.WORKER_CONTEXT_LEFT_BY,
 		fakeTimersLeft: jest.isMockFunction(setTimeout) || Date.now() === 0,
 	};
+	process.env.WORKER_CONTEXT_LEFT_BY = file;
 	n8nWorkflow.markedBy = file;
 	evaluation.file = file;
 	n8nWorkflow.projectModule = evaluation;
