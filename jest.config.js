@@ -1,6 +1,9 @@
 /** @type {import('jest').Config} */
 module.exports = {
-	testEnvironment: 'node',
+	// Node's, with one vm context per worker: n8n's modules are evaluated once per worker, not once per
+	// test file (test/workerContextEnvironment.js, with the runtime below). A path, not `<rootDir>/`: Stryker
+	// wraps the environment and requires it by the name the configuration gives.
+	testEnvironment: `${__dirname}/test/workerContextEnvironment.js`,
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	// The end-to-end checks run a real n8n (npm run test:n8n, test:queue), never under jest.
@@ -17,7 +20,8 @@ module.exports = {
 	// 15 s of CPU in 48 s).
 	maxWorkers: 4,
 	testSequencer: '<rootDir>/test/slowFirstSequencer.js',
-	// Each worker reads and compiles n8n's modules once, not once a test file (test/workerCacheRuntime.js).
+	// Each worker reads and compiles n8n's modules once, not once a test file, and where the files share a
+	// context evaluates them once (test/workerCacheRuntime.js).
 	runtime: '<rootDir>/test/workerCacheRuntime.js',
 	setupFiles: ['<rootDir>/test/setupEnv.js'],
 	globalSetup: '<rootDir>/test/globalSetup.js',

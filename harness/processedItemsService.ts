@@ -29,9 +29,22 @@ let service: CurrentStore | undefined;
 
 /** The store `store` becomes the one n8n-core's helpers reach, from now on. */
 export function useProcessedItemsStore(store: ProcessedItemsStore): void {
-	if (!service) {
-		service = new CurrentStore();
-		void DataDeduplicationService.init(service);
-	}
+	service ??= serviceOfThisN8nCore();
 	service.current = store;
+}
+
+/**
+ * n8n-core allows its service one set-up a process. A jest worker loads n8n-core once for all its test
+ * files (test/workerContextEnvironment.js), so a later file finds the service an earlier file set up, and
+ * hands its own stores to that one.
+ */
+function serviceOfThisN8nCore(): CurrentStore {
+	// An earlier file's CurrentStore: of that file's evaluation of this module, so not `instanceof` this one.
+	const earlier = (
+		DataDeduplicationService as unknown as { instance?: { deduplicator: CurrentStore } }
+	).instance?.deduplicator;
+	if (earlier) return earlier;
+	const made = new CurrentStore();
+	void DataDeduplicationService.init(made);
+	return made;
 }
