@@ -1,9 +1,9 @@
 import {
-	ADMITTED_SPAN_MS,
 	LOWER_BOUND_GROWTH_PER_SECOND,
 	SEARCH_DOUBLING_ANSWERS,
 	SEARCH_GROWTH_PER_SECOND,
 	SEARCH_LONG_WORK_S,
+	SEARCH_OVERSHOT_SPAN_MS,
 	WAVE_DECREASE,
 } from './constants';
 import type { PaceState } from './pace';
@@ -77,13 +77,13 @@ export function searchGrowth(rate: number, workLeft: number): number {
  * A wave met at `rate`, before the ceiling is set from `admitted`, the rate the registry admitted over
  * the last second: where it stands after a search per round trip (pace.ts `searchSpell`). The search's
  * steps overshoot a bucket whose burst absorbs them (bench:sim seed 2 s184, 24/s burst 3: met at 63/s,
- * the step before 53/s), so its ceiling is refused again at once; a wave within a second of the
- * search's end reads a second in which the search still climbed from far below the limit: admitting
- * less than WAVE_DECREASE of the pace, it says a floor of the limit, not the limit (s184 settled at
- * 20/s; seed 1 s255, 18/s burst 2, at 12/s). Beyond such a ceiling the pace searches on
- * (SEARCH_GROWTH_PER_SECOND) until a wave whose second lies past the search's end. A search whose
- * ceiling held (a burst of 1: the step before is the limit; a wave that admitted about the pace)
- * probes as after any wave. Workers sharing the limit pay for it: another's wave (bench:sim s73, s139).
+ * the step before 53/s), so its ceiling is refused again at once. A wave within
+ * SEARCH_OVERSHOT_SPAN_MS of the search's end reads a second mostly within the search's climb from far
+ * below the limit: admitting less than WAVE_DECREASE of the pace, it says a floor of the limit, not the
+ * limit (s184 settled at 20/s; seed 1 s255, 18/s burst 2, at 12/s). Beyond such a ceiling the pace
+ * searches on (SEARCH_GROWTH_PER_SECOND) until the next wave that is not such a wave. The rule reads no
+ * burst: any bucket whose refusal comes that soon and admitted that little is searched on (seed 1 s53,
+ * 263/s burst 1, gained). Workers sharing the limit pay for it: another's wave (bench:sim s73, s139).
  */
 export function searchWave(
 	pace: PaceState,
@@ -96,7 +96,7 @@ export function searchWave(
 	}
 	pace.searchSpell =
 		pace.searchSpell !== undefined &&
-		wave.now - pace.searchEndedAt < ADMITTED_SPAN_MS &&
+		wave.now - pace.searchEndedAt < SEARCH_OVERSHOT_SPAN_MS &&
 		wave.admitted < WAVE_DECREASE * wave.rate
 			? 'overshot'
 			: undefined;
