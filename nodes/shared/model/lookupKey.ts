@@ -35,8 +35,9 @@ export class LookupInputError extends Error {
  * d'Ivoire" → "cote divoire", "U.S.A." → "usa" (as "USA"), "The Netherlands" → "netherlands".
  */
 function simplify(name: string): string {
+	// NFKD, not NFD: the Georgia guard reads the raw Country and State, full-width ones included.
 	return name
-		.normalize('NFD')
+		.normalize('NFKD')
 		.replace(/\p{M}/gu, '')
 		.toLowerCase()
 		.replace(/['’.]/g, '')
