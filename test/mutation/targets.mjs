@@ -40,6 +40,7 @@ export const TARGETS = {
 	'nodes/shared/model/lookupKey.ts': [
 		'test/unit/model/lookupKey.test.ts',
 		'test/unit/model/lookupKey.edges.test.ts',
+		'test/unit/model/stateNamedAsCountry.nfkc.test.ts',
 	],
 	'nodes/shared/transport/registryError.ts': ['test/unit/transport/registryError.test.ts'],
 	'nodes/shared/transport/accessToken.ts': ['test/unit/transport/accessToken.test.ts'],
