@@ -93,7 +93,7 @@ export function lookupSettings(
 	);
 	return {
 		baseUrl,
-		registryKey: `${baseUrl} ${String(credentials.clientId ?? '')}`,
+		registryKey: `${baseUrl} ${String(credentials.clientId ?? '').trim()}`,
 		timeoutMs: numberOption('Request Timeout', options.timeout, 30, 1, 600) * 1000,
 		maxRateLimitWaitMs:
 			numberOption('Max Rate-Limit Wait', options.maxRateLimitWait, 60, 0, 86_400) * 1000,

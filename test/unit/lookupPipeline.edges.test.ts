@@ -32,6 +32,14 @@ describe('lookup settings', () => {
 		});
 	});
 
+	it('one client, its id pasted with white space at its ends or not: one registry key, one rate controller', () => {
+		// The token endpoint gets the id trimmed (the credential), so both credentials spend one limit.
+		const typed = lookupSettings({ baseUrl: 'https://x.test', clientId: 'c' }, {}).registryKey;
+		expect(lookupSettings({ baseUrl: 'https://x.test', clientId: ' c\n' }, {}).registryKey).toBe(
+			typed,
+		);
+	});
+
 	it('reads numbers given as text, clamps them to their range, and whole numbers where counted', () => {
 		expect(
 			lookupSettings(

@@ -155,6 +155,13 @@ export async function checkScale(userFolder: string, checklist: Checklist): Prom
 	if (traceFolder) mkdirSync(traceFolder, { recursive: true });
 	const runs = Number(process.env.TEST_N8N_SCALE_RUNS ?? 1);
 	const families = FAMILIES.filter(({ id }) => !chosen || chosen.includes(id));
+	// A check that runs nothing must not pass.
+	if (!Number.isInteger(runs) || runs < 1)
+		throw new Error(`TEST_N8N_SCALE_RUNS must be a whole number of 1 or more, not '${runs}'`);
+	if (families.length === 0)
+		throw new Error(
+			`TEST_N8N_SCALE_FAMILIES names no family of ${FAMILIES.map(({ id }) => id).join(', ')}`,
+		);
 	for (const [runIndex, family] of families.flatMap((family) =>
 		Array.from({ length: runs }, (_, index) => [index, family] as const),
 	)) {
