@@ -140,7 +140,7 @@ export function rateLimited(
 		// Climb back to what the registry took, not the pace that overshot it: where 429s lag (a sliding
 		// window) the pace has grown past the limit by then; where it took more (after a pause), the
 		// limit is higher. A lone refusal on a limit others spend too is a token another took (workers.ts).
-		pace.ceiling = othersRefusal(state, answered)
+		pace.ceiling = othersRefusal(state, since)
 			? WAVE_DECREASE * pace.rate
 			: Math.min(
 					WAVE_CEILING_ABOVE * pace.rate,
