@@ -2,6 +2,7 @@ import { othersSpend } from '../../../../nodes/shared/transport/rateControl/coun
 import {
 	MIN_ANSWERS_FOR_RATE,
 	OTHERS_REFUSAL_ANSWERS,
+	SHARED_QUIET_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
 import {
@@ -143,43 +144,58 @@ describe("review: 'overshot' outlives the next wave when a storm takes it (rateL
 });
 
 describe('review: a pace stays `shared` after the others stopped spending (transitions.ts:139, workers.ts:76)', () => {
-	// Find 2, not fixed in this commit: `pace.shared` is only ever set (transitions.ts), never reset.
-	it.failing(
-		'the quota falls by one an answer for 5 s (othersSpend: false): a 429 after 20 admissions is cut as one process',
-		() => {
-			let remaining = 4_000;
-			const told = (fall: number) => ({ remaining: (remaining -= fall) });
-			const steps: Step[] = [];
-			for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
-				steps.push(send(1_000 + 10 * index));
-			for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
-				steps.push(ok(1_000 + 10 * index, 1_050 + 10 * index, told(3)));
-			steps.push(send(1_100), refused(1_100, 1_150, { retryAfterMs: 1_000, remaining }));
-			for (let index = 0; index < 20; index++) {
-				const at = 3_000 + 50 * index;
-				steps.push(send(at), ok(at, at + 10, told(3)));
-			}
-			steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
-			const spent = play(steps).state;
-			expect(spent.pace.shared).toBe(true);
-			// The others are gone: 20 admissions over 5 s, the quota falling by one each.
-			const alone: Step[] = [];
-			let at = 5_500;
-			for (let index = 0; index < 20; index++) {
-				alone.push(send(at), ok(at, at + 10, told(1)));
-				at += 250;
-			}
-			const state = play(alone, spent).state;
-			// What the count says now: ours alone, and the pace no longer shared.
-			expect(othersSpend(state.count)).toBe(false);
-			expect(state.pace.shared).toBe(false);
-			const before = rateOf(state, at);
-			const after = rateOf(
-				play([send(at), refused(at, at + 1, { remaining })], state).state,
-				at + 1,
-			);
-			// othersRefusal.test's "one process" case: cut to the rate admitted (4/s), well under one decrease.
-			expect(after).toBeLessThan(0.8 * before);
-		},
-	);
+	it('the quota falls by one an answer for 10 s (othersSpend: false): a 429 after 40 admissions is cut as one process', () => {
+		let remaining = 4_000;
+		const told = (fall: number) => ({ remaining: (remaining -= fall) });
+		const steps: Step[] = [];
+		for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
+			steps.push(send(1_000 + 10 * index));
+		for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
+			steps.push(ok(1_000 + 10 * index, 1_050 + 10 * index, told(3)));
+		steps.push(send(1_100), refused(1_100, 1_150, { retryAfterMs: 1_000, remaining }));
+		for (let index = 0; index < 20; index++) {
+			const at = 3_000 + 50 * index;
+			steps.push(send(at), ok(at, at + 10, told(3)));
+		}
+		steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
+		const spent = play(steps).state;
+		expect(spent.pace.shared).toBe(true);
+		// The others are gone: 40 admissions over 10 s, the quota falling by one each.
+		const alone: Step[] = [];
+		let at = 5_500;
+		for (let index = 0; index < 40; index++) {
+			alone.push(send(at), ok(at, at + 10, told(1)));
+			at += 250;
+		}
+		const state = play(alone, spent).state;
+		// What the count says now: ours alone, for longer than SHARED_QUIET_MS: the pace is no longer shared.
+		expect(othersSpend(state.count)).toBe(false);
+		expect(state.pace.shared).toBe(false);
+		const before = rateOf(state, at);
+		const after = rateOf(play([send(at), refused(at, at + 1, { remaining })], state).state, at + 1);
+		// othersRefusal.test's "one process" case: cut to the rate admitted (4/s), well under one decrease.
+		expect(after).toBeLessThan(0.8 * before);
+	});
+	it('quiet for less than SHARED_QUIET_MS (5 s): still shared, a moment of ours alone among workers is no end', () => {
+		let remaining = 4_000;
+		const steps: Step[] = [];
+		for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
+			steps.push(send(1_000 + 10 * index));
+		for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
+			steps.push(ok(1_000 + 10 * index, 1_050 + 10 * index, { remaining: (remaining -= 3) }));
+		steps.push(send(1_100), refused(1_100, 1_150, { retryAfterMs: 1_000, remaining }));
+		for (let index = 0; index < 20; index++) {
+			const at = 3_000 + 50 * index;
+			steps.push(send(at), ok(at, at + 10, { remaining: (remaining -= 3) }));
+		}
+		steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
+		for (let index = 0; index < 20; index++) {
+			const at = 5_500 + 250 * index;
+			steps.push(send(at), ok(at, at + 10, { remaining: (remaining -= 1) }));
+		}
+		const state = play(steps).state;
+		expect(othersSpend(state.count)).toBe(false);
+		expect(state.othersSpentAt).toBeGreaterThan(10_260 - SHARED_QUIET_MS);
+		expect(state.pace.shared).toBe(true);
+	});
 });
