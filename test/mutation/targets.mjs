@@ -165,6 +165,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/search.edges.test.ts',
 		// Searching on past a ceiling that a wave after the search read as a floor.
 		'test/unit/transport/rateControl/searchWave.edges.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
 	// The search from a lower bound: its growth, when it goes per round trip, the ceiling its wave sets.
 	'nodes/shared/transport/rateControl/search.ts': [
@@ -174,6 +176,10 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.test.ts',
 		// The waves after a search per round trip.
 		'test/unit/transport/rateControl/searchWave.edges.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
+		// Any later wave ends the first wave's measure (laterWave).
+		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
@@ -188,6 +194,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/othersRefusal.test.ts',
 		// The waves after a search per round trip.
 		'test/unit/transport/rateControl/searchWave.edges.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,
@@ -209,6 +217,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/searchAdmissions.test.ts',
 		// The admitted log kept to the 5 s its readers count, over a long run.
 		'test/unit/transport/rateControl/admittedLog.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
 	// A count that said it holds one or none, before any 429: its stories on the pure transition.
 	'nodes/shared/transport/rateControl/slowStart.ts': [
@@ -244,6 +254,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/jitter.test.ts',
 		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
 		'test/unit/transport/rateControl/othersRefusal.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
 	'nodes/shared/transport/rateControl/random.ts': [
 		'test/unit/transport/rateControl/jitter.test.ts',

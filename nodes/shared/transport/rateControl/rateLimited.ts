@@ -22,7 +22,7 @@ import {
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
-import { searchCeiling, searchWave } from './search';
+import { laterWave, searchCeiling, searchWave } from './search';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset } from './windowReset';
@@ -60,8 +60,8 @@ export function rateLimited(
 	// A request sent before the last event met the same congestion: one wave, one decrease.
 	if (state.lastEventAt !== undefined && report.sentAt <= state.lastEventAt) return;
 	actions.push({ kind: 'congestion', as: 'wave' });
-	// A later wave: the first one's late answers no longer measure the pace (pace.ts).
-	state.pace.firstWave = undefined;
+	// A later wave: the first one's answers measure no more, an overshot search ends (search.ts).
+	laterWave(state.pace);
 	const lastEventAt = state.lastEventAt;
 	const since = lastEventAt ?? state.firstSentAt ?? now;
 	const answered = state.answeredSinceEvent;

@@ -126,21 +126,17 @@ describe("review: 'overshot' outlives the next wave when a storm takes it (rateL
 	const wave = (state: ControlState, sentAt: number, at: number) =>
 		transition(state, { kind: 'rateLimited', report: { sentAt, status: 429 } }, at).state;
 
-	// Find 3, not fixed in this commit: only searchWave's branch ends 'overshot'; a storm's wave keeps it.
-	it.failing(
-		'refused wave after wave with nothing admitted (a quota or window behind the bucket): the wave 1.5 s on ends it',
-		() => {
-			const ended = wave(searching, 9_990, 10_000);
-			const second = wave(ended, 10_200, 10_210);
-			expect(second.pace.searchSpell).toBe('overshot');
-			const storm = wave(second, 10_300, 10_310);
-			expect(storm.stormLevel).toBe(1);
-			// After the storm's pause, refused again, 1.5 s past the search: not a second the search climbed in.
-			const later = wave(storm, storm.pausedUntil + 10, storm.pausedUntil + 20);
-			expect(later.lastEventAt).toBe(storm.pausedUntil + 20);
-			expect(later.pace.searchSpell).not.toBe('overshot');
-		},
-	);
+	it('refused wave after wave with nothing admitted (a quota or window behind the bucket): the wave 1.5 s on ends it', () => {
+		const ended = wave(searching, 9_990, 10_000);
+		const second = wave(ended, 10_200, 10_210);
+		expect(second.pace.searchSpell).toBe('overshot');
+		const storm = wave(second, 10_300, 10_310);
+		expect(storm.stormLevel).toBe(1);
+		// After the storm's pause, refused again, 1.5 s past the search: not a second the search climbed in.
+		const later = wave(storm, storm.pausedUntil + 10, storm.pausedUntil + 20);
+		expect(later.lastEventAt).toBe(storm.pausedUntil + 20);
+		expect(later.pace.searchSpell).not.toBe('overshot');
+	});
 });
 
 describe('review: a pace stays `shared` after the others stopped spending (transitions.ts:139, workers.ts:76)', () => {
@@ -197,5 +193,11 @@ describe('review: a pace stays `shared` after the others stopped spending (trans
 		expect(othersSpend(state.count)).toBe(false);
 		expect(state.othersSpentAt).toBeGreaterThan(10_260 - SHARED_QUIET_MS);
 		expect(state.pace.shared).toBe(true);
+		// One more of ours alone, a ms before SHARED_QUIET_MS since the others' last fall, and at it.
+		const quietAt = state.othersSpentAt + SHARED_QUIET_MS;
+		const oneMore = (at: number) =>
+			play([send(at - 10), ok(at - 10, at, { remaining: remaining - 1 })], state).state;
+		expect(oneMore(quietAt - 1).pace.shared).toBe(true);
+		expect(oneMore(quietAt).pace.shared).toBe(false);
 	});
 });
