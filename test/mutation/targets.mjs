@@ -240,7 +240,11 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/actions.test.ts',
 	],
 	'nodes/shared/transport/rateControl/log.ts': [...STATE_STORIES],
-	'nodes/shared/transport/rateControl/constants.ts': [...STATE_STORIES],
+	'nodes/shared/transport/rateControl/constants.ts': [
+		...STATE_STORIES,
+		// SHARED_QUIET_MS: a shared pace's end, to the ms.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
+	],
 	// The sharing between executions: the controller on the virtual clock.
 	'nodes/shared/transport/rateControl/controller.ts': [
 		'test/unit/transport/rateController.test.ts',
