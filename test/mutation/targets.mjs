@@ -166,6 +166,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/search.edges.test.ts',
 		// Searching on past a ceiling that a wave after the search read as a floor.
 		'test/unit/transport/rateControl/searchWave.edges.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
 	// The search from a lower bound: its growth, when it goes per round trip, the ceiling its wave sets.
 	'nodes/shared/transport/rateControl/search.ts': [
@@ -175,6 +177,10 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/transitions.test.ts',
 		// The waves after a search per round trip.
 		'test/unit/transport/rateControl/searchWave.edges.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
+		// Any later wave ends the first wave's measure (laterWave).
+		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
@@ -189,6 +195,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/othersRefusal.test.ts',
 		// The waves after a search per round trip.
 		'test/unit/transport/rateControl/searchWave.edges.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,
@@ -210,6 +218,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/searchAdmissions.test.ts',
 		// The admitted log kept to the 5 s its readers count, over a long run.
 		'test/unit/transport/rateControl/admittedLog.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
 	// A count that said it holds one or none, before any 429: its stories on the pure transition.
 	'nodes/shared/transport/rateControl/slowStart.ts': [
@@ -231,7 +241,11 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/actions.test.ts',
 	],
 	'nodes/shared/transport/rateControl/log.ts': [...STATE_STORIES],
-	'nodes/shared/transport/rateControl/constants.ts': [...STATE_STORIES],
+	'nodes/shared/transport/rateControl/constants.ts': [
+		...STATE_STORIES,
+		// SHARED_QUIET_MS: a shared pace's end, to the ms.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
+	],
 	// The sharing between executions: the controller on the virtual clock.
 	'nodes/shared/transport/rateControl/controller.ts': [
 		'test/unit/transport/rateController.test.ts',
@@ -245,6 +259,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/jitter.test.ts',
 		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
 		'test/unit/transport/rateControl/othersRefusal.test.ts',
+		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
+		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
 	'nodes/shared/transport/rateControl/random.ts': [
 		'test/unit/transport/rateControl/jitter.test.ts',

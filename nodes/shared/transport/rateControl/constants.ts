@@ -168,3 +168,10 @@ export const EARLY_RESET_DOUBLINGS = 6;
 export const IN_STEP_WAVES = 3;
 /** A pace within 3% of the last wave's rate is back: from there it probes slowly instead of climbing. */
 export const RECOVERED_SHARE = 0.97;
+/**
+ * Counts that say ours alone (count.ts `othersSpend` false) for this long: the others stopped spending
+ * the quota, and the pace is no longer shared (transitions.ts). Two windows of counts (REFILL_WINDOW_MS):
+ * one window read ours alone at times while workers still shared the quota (bench:sim s86 5.34 -> 5.53x
+ * its floor, seed 2 s45 1.93 -> 2.28x); two read none.
+ */
+export const SHARED_QUIET_MS = 2 * REFILL_WINDOW_MS;

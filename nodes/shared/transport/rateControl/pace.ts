@@ -225,15 +225,18 @@ export function climb(pace: PaceState, workLeft: number, quiet: Quiet, lately: L
 		quiet.answers < PROBE_QUIET_ANSWERS
 	)
 		return;
-	// Its own waves say less of a limit others spend too: the probe does not wait for a quiet spell.
+	// Its own waves say less of a limit others spend too: the probe does not wait for a quiet spell. An
+	// overshot search climbs at least as the search does, and never slower than the probe it stands for.
 	const growth =
-		pace.searchSpell === 'overshot'
-			? SEARCH_GROWTH_PER_SECOND
-			: pace.ceiling !== undefined
-				? Math.max(pace.shared ? SHARED_PROBE_GROWTH_PER_SECOND : 0, probeGrowth(quiet, longWork))
-				: pace.lowerBound !== undefined
-					? LOWER_BOUND_GROWTH_PER_SECOND
-					: searchGrowth(pace.rate, workLeft);
+		pace.ceiling !== undefined
+			? Math.max(
+					pace.searchSpell === 'overshot' ? SEARCH_GROWTH_PER_SECOND : 0,
+					pace.shared ? SHARED_PROBE_GROWTH_PER_SECOND : 0,
+					probeGrowth(quiet, longWork),
+				)
+			: pace.lowerBound !== undefined
+				? LOWER_BOUND_GROWTH_PER_SECOND
+				: searchGrowth(pace.rate, workLeft);
 	const wave = pace.firstWave;
 	const refills = refillShown(pace, lately);
 	pace.stepFrom =

@@ -22,7 +22,7 @@ import {
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
-import { searchCeiling, searchWave } from './search';
+import { laterWave, searchCeiling, searchWave } from './search';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset } from './windowReset';
@@ -60,8 +60,8 @@ export function rateLimited(
 	// A request sent before the last event met the same congestion: one wave, one decrease.
 	if (state.lastEventAt !== undefined && report.sentAt <= state.lastEventAt) return;
 	actions.push({ kind: 'congestion', as: 'wave' });
-	// A later wave: the first one's late answers no longer measure the pace (pace.ts).
-	state.pace.firstWave = undefined;
+	// A later wave: the first one's answers measure no more, an overshot search ends (search.ts).
+	laterWave(state.pace);
 	const lastEventAt = state.lastEventAt;
 	const since = lastEventAt ?? state.firstSentAt ?? now;
 	const answered = state.answeredSinceEvent;
@@ -140,7 +140,7 @@ export function rateLimited(
 		// Climb back to what the registry took, not the pace that overshot it: where 429s lag (a sliding
 		// window) the pace has grown past the limit by then; where it took more (after a pause), the
 		// limit is higher. A lone refusal on a limit others spend too is a token another took (workers.ts).
-		pace.ceiling = othersRefusal(state, answered)
+		pace.ceiling = othersRefusal(state, since)
 			? WAVE_DECREASE * pace.rate
 			: Math.min(
 					WAVE_CEILING_ABOVE * pace.rate,

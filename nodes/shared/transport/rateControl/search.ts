@@ -74,6 +74,17 @@ export function searchGrowth(rate: number, workLeft: number): number {
 }
 
 /**
+ * Any later wave, whichever branch takes it: the first wave's late answers no longer measure the pace
+ * (pace.ts), and an 'overshot' search ends, unless `searchWave` finds this wave one more such wave. A
+ * storm's or a refused burst's wave left it searching on, 25% a second past its ceiling after the storm.
+ */
+export function laterWave(pace: PaceState): void {
+	pace.firstWave = undefined;
+	// 'ended', not none: `searchWave` still reads the search as recent.
+	if (pace.searchSpell === 'overshot') pace.searchSpell = 'ended';
+}
+
+/**
  * A wave met at `rate`, before the ceiling is set from `admitted`, the rate the registry admitted over
  * the last second: where it stands after a search per round trip (pace.ts `searchSpell`). The search's
  * steps overshoot a bucket whose burst absorbs them (bench:sim seed 2 s184, 24/s burst 3: met at 63/s,

@@ -43,6 +43,8 @@ export interface ControlState {
 	/** The last congestion event (a 429 wave, a suspected window, a spent budget). */
 	lastEventAt: number | undefined;
 	answeredSinceEvent: number;
+	/** The last answer whose count said others spend the quota too (count.ts `othersSpend`). */
+	othersSpentAt: number;
 	/** Congestion events of the last STORM_WINDOW_MS with nothing admitted since. */
 	recentEvents: number[];
 	/** 429 waves since the last admission, however far apart. */
@@ -87,6 +89,7 @@ export const unknownRegistry = (): ControlState => ({
 	firstSentAt: undefined,
 	lastEventAt: undefined,
 	answeredSinceEvent: 0,
+	othersSpentAt: Number.NEGATIVE_INFINITY,
 	recentEvents: [],
 	wavesInRow: 0,
 	congestionSince: 0,

@@ -5,6 +5,7 @@ import {
 	BURST_BLAME_MS,
 	LATENCY_SMOOTHING,
 	QUIET_SPELL_MS,
+	SHARED_QUIET_MS,
 } from './constants';
 import { othersSpend, recordRemaining } from './count';
 import { append, countWhere, trim } from './log';
@@ -136,7 +137,12 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 			answered: state.answered,
 			inFlight: state.inFlight,
 		});
-	if (othersSpend(state.count)) state.pace.shared = true;
+	// Others spend the quota until the counts have said ours alone for SHARED_QUIET_MS: then a lone 429
+	// is ours again, and the probe waits for quiet as a single process's does.
+	if (othersSpend(state.count)) {
+		state.pace.shared = true;
+		state.othersSpentAt = now;
+	} else if (now - state.othersSpentAt >= SHARED_QUIET_MS) state.pace.shared = false;
 	slowStartAnswered(state, report);
 	if (firstWaveAnswered(state.pace, report.sentAt)) return;
 	climb(

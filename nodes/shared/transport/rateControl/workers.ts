@@ -65,13 +65,18 @@ export function nothingAdmitted(
 }
 
 /**
- * A 429 on a pace others spend too (count.ts `othersSpend`) after `answered` admissions since the last
- * wave: a lone refusal among them is a token another took (a bucket of small burst refuses whoever
- * comes within a token of another's admission), whatever our pace, so it says little of the limit. The
+ * A 429 on a pace others spend too (count.ts `othersSpend`) after OTHERS_REFUSAL_ANSWERS admissions
+ * (2xx: a 503 admits nothing) remembered since the last wave (`since`): a lone refusal among them is a
+ * token another took (a bucket of small burst refuses whoever comes within a token of another's
+ * admission), whatever our pace, so it says little of the limit. The
  * rate admitted lately is then only our own climbing pace, measured late: cut to it, every such wave
  * took a third off the pace, and workers at a tenth of the limit stayed there (bench:sim s86). Refused
  * after fewer, the pace (or all of ours) is over the limit: the rate admitted tells it.
  */
-export function othersRefusal(state: ControlState, answered: number): boolean {
-	return state.pace.shared && answered >= OTHERS_REFUSAL_ANSWERS;
+export function othersRefusal(state: ControlState, since: number): boolean {
+	return (
+		state.pace.shared &&
+		countWhere(state.admitted, ({ at, succeeded }) => succeeded && at > since) >=
+			OTHERS_REFUSAL_ANSWERS
+	);
 }
