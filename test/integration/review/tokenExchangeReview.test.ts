@@ -127,6 +127,31 @@ describe('the token exchange (review of 7183398)', () => {
 		expect(endpoint.requests()).toBe(1);
 	});
 
+	it.each([
+		'invalid_audience',
+		'invalid_grant',
+		'invalid_request',
+		'invalid_scope',
+		'invalid_target',
+		'unauthorized_client',
+		'unsupported_grant_type',
+	])(
+		'a 403 naming the client, its grant, scope or audience (%s) fails at once, whatever its counter reads',
+		async (code) => {
+			endpoint.answerInTurn((response) =>
+				send(
+					response,
+					403,
+					{ error: code },
+					{ 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '0' },
+				),
+			);
+			expect(await failure()).toMatch(`(HTTP 403 ${code})`);
+			expect(await failure()).not.toMatch(/rate limit/);
+			expect(endpoint.requests()).toBe(2);
+		},
+	);
+
 	it('a 429 is the rate limit by its status, whatever OAuth code it carries: tried again', async () => {
 		CompanyRegistryApi.tokenRetryWait = async () => true;
 		endpoint.answerInTurn(
