@@ -231,10 +231,9 @@ function isTransient(result: TokenTry): boolean {
 function waitBeforeTry(result: TokenTry, attempt: number): number {
 	const backoff = TOKEN_BACKOFF_MS * 2 ** (attempt - 1);
 	if ('thrown' in result) return backoff;
-	const { status, headers, body } = result.answer;
-	const asks =
-		status === 503 ||
-		refusesTokenForRateLimit(status, headers, body.kind === 'read' ? body.body : undefined);
+	const { status, headers } = result.answer;
+	// Asked only of a transient answer: a 403 whose OAuth code names the client or audience is none.
+	const asks = status === 503 || refusesForRateLimit(status, headers);
 	return Math.max(backoff, (asks ? retryAfterOf(headers) : undefined) ?? 0);
 }
 
