@@ -12,6 +12,7 @@ import { z } from 'zod';
 
 import {
 	audienceFor,
+	lookupCancelSignalOf,
 	tokenIssuedFor,
 	withoutTrailingSlashes,
 } from '../nodes/shared/transport/accessToken';
@@ -31,6 +32,38 @@ const tokenResponseSchema = z.object({ access_token: z.string().min(1) });
 
 /** An OAuth error answer (RFC 6749 5.2). */
 const oauthErrorSchema = z.object({ error: z.string(), error_description: z.string().optional() });
+
+/**
+ * OAuth error codes (RFC 6749 5.2, RFC 8707, Auth0's access_denied) that name the client, its grant, its
+ * scope or the audience: a refusal no wait mends.
+ */
+const CLIENT_REFUSAL_CODES = new Set([
+	'access_denied',
+	'invalid_audience',
+	'invalid_client',
+	'invalid_grant',
+	'invalid_request',
+	'invalid_scope',
+	'invalid_target',
+	'unauthorized_client',
+	'unsupported_grant_type',
+]);
+
+/**
+ * A token endpoint's refusal for its rate limit, read as the lookups read one (answerReport.ts), except
+ * that a 403 whose OAuth code names the client or audience is that refusal whatever its headers say: auth
+ * servers (Auth0 among them) send X-RateLimit-* on every answer, so the one that spends the budget reads
+ * Remaining 0 whatever refused it.
+ */
+function refusesTokenForRateLimit(
+	status: number,
+	headers: Record<string, unknown>,
+	body: unknown,
+): boolean {
+	const parsed = oauthErrorSchema.safeParse(body);
+	if (status === 403 && parsed.success && CLIENT_REFUSAL_CODES.has(parsed.data.error)) return false;
+	return refusesForRateLimit(status, headers);
+}
 
 /** Every redirect status axios would follow. */
 const REDIRECT_STATUSES = [300, 301, 302, 303, 307, 308];
@@ -69,12 +102,13 @@ function tokenExchangeError(
 			`The token endpoint ${shownUrl} answered with a redirect (HTTP ${status}), which is not followed: the client secret is only ever sent to the Auth URL. Set the Auth URL to the address that issues tokens.`,
 		);
 	}
-	const parsed = oauthErrorSchema.safeParse(failure.response?.data ?? failure.response?.body);
+	const data = failure.response?.data ?? failure.response?.body;
+	const parsed = oauthErrorSchema.safeParse(data);
 	const code = parsed.success ? safe(parsed.data.error) : undefined;
 	const headers = failure.response?.headers ?? {};
 	// As the lookups read it (answerReport.ts): a 429, a 420, a 403 whose headers say the budget is spent
 	// or when to try again. Neither the client nor the audience is to blame: the user can only wait.
-	if (refusesForRateLimit(status, headers)) {
+	if (refusesTokenForRateLimit(status, headers, data)) {
 		const asked = retryAfterOf(headers);
 		return new Error(
 			`The token endpoint ${shownUrl} refused the token request for its rate limit (HTTP ${status}${code ? ` ${code}` : ''})${asked ? `, asking to wait ${Math.ceil(asked / 1000)} s` : ''}. Run the workflow again later, or ask the registry operator about the token endpoint's limit.`,
@@ -186,7 +220,7 @@ function isTransient(result: TokenTry): boolean {
 	return (
 		body.kind === 'interrupted' ||
 		(body.kind === 'read' &&
-			(TRANSIENT_STATUSES.has(status) || refusesForRateLimit(status, headers)))
+			(TRANSIENT_STATUSES.has(status) || refusesTokenForRateLimit(status, headers, body.body)))
 	);
 }
 
@@ -198,6 +232,7 @@ function waitBeforeTry(result: TokenTry, attempt: number): number {
 	const backoff = TOKEN_BACKOFF_MS * 2 ** (attempt - 1);
 	if ('thrown' in result) return backoff;
 	const { status, headers } = result.answer;
+	// Asked only of a transient answer: a 403 whose OAuth code names the client or audience is none.
 	const asks = status === 503 || refusesForRateLimit(status, headers);
 	return Math.max(backoff, (asks ? retryAfterOf(headers) : undefined) ?? 0);
 }
@@ -323,9 +358,16 @@ export class CompanyRegistryApi implements ICredentialType {
 		const issuedFor = tokenIssuedFor(credentials);
 		const secret = String(pastedValue(credentials.clientSecret) ?? '');
 		const timeoutMs = CompanyRegistryApi.tokenTimeoutMs;
+		const endsAt = Date.now() + timeoutMs;
 		// The deadline, for every try together, ends the request, or destroys its body if the headers came:
 		// no socket is left open.
 		const deadline = new AbortController();
+		// A lookup's cancel (its Request Timeout, a stopped execution) reaches the requests through n8n's
+		// helper (registryRequest.ts), and the waits between them through this.
+		const lookupCancel = lookupCancelSignalOf(this);
+		const waitEnds = lookupCancel
+			? AbortSignal.any([deadline.signal, lookupCancel])
+			: deadline.signal;
 		let expired = false;
 		void wait(timeoutMs, deadline.signal).then((passed) => {
 			expired = passed;
@@ -336,14 +378,14 @@ export class CompanyRegistryApi implements ICredentialType {
 				const answer = await exchangeOnce(this, tokenUrl, audience, credentials, deadline.signal);
 				if (expired) throw tokenDeadlineError(tokenUrl, timeoutMs);
 				// An auth server's blip (a 5xx, a refusal for its rate limit, a dropped connection) must not
-				// fail every row of a sheet. A wait as long as the deadline would only end at it: the answer
-				// is told at once instead.
+				// fail every row of a sheet. A wait that ends at or past the deadline would only end at it:
+				// the answer (with how long it asked) is told at once instead.
 				const waitMs = waitBeforeTry(answer, attempt);
 				if (
 					isTransient(answer) &&
 					attempt < TOKEN_ATTEMPTS &&
-					waitMs < timeoutMs &&
-					(await CompanyRegistryApi.tokenRetryWait(waitMs, deadline.signal))
+					waitMs < endsAt - Date.now() &&
+					(await CompanyRegistryApi.tokenRetryWait(waitMs, waitEnds))
 				)
 					continue;
 				// n8n stores every field returned: the token and what it was asked for.

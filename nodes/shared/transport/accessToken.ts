@@ -1,4 +1,4 @@
-import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
 
 export const withoutTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, '');
 
@@ -72,4 +72,17 @@ export function withTokenForItsRegistry(
 		return origin === undefined || origin === originOf(audience);
 	});
 	return fits ? credentials : withoutToken;
+}
+
+/**
+ * n8n hands the credential's token exchange only `helpers`, with no cancel signal: registryRequest.ts
+ * sets the lookup's on them under this name, so that the exchange's waits between tries end with the
+ * lookup (its Request Timeout passed, the execution stopped), as its requests do.
+ */
+export const LOOKUP_CANCEL_SIGNAL = 'lookupCancelSignal';
+
+/** The lookup's cancel signal the token exchange was handed; none for the credential's Test. */
+export function lookupCancelSignalOf(helper: IHttpRequestHelper): AbortSignal | undefined {
+	const signal: unknown = (helper.helpers as Record<string, unknown>)[LOOKUP_CANCEL_SIGNAL];
+	return signal instanceof AbortSignal ? signal : undefined;
 }

@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { LookupKey } from '../model/lookupKey';
+import { LOOKUP_CANCEL_SIGNAL } from './accessToken';
 import { isBodyStream, readBoundedBody, type BodyRead } from './boundedBody';
 import { displayUrl } from './serverText';
 import { wait } from './wait';
@@ -132,6 +133,8 @@ export function registryRequest(
 					});
 				},
 			},
+			// Its waits between tries too (accessToken.ts).
+			[LOOKUP_CANCEL_SIGNAL]: { value: abort.signal },
 		}) as typeof context.helpers;
 		const ownSignal = Object.create(context, {
 			getExecutionCancelSignal: { value: () => abort.signal },

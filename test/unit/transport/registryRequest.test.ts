@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 
-import type { ICredentialsDecrypted, IHttpRequestOptions } from 'n8n-workflow';
+import type { ICredentialsDecrypted, IHttpRequestHelper, IHttpRequestOptions } from 'n8n-workflow';
 
+import { lookupCancelSignalOf } from '../../../nodes/shared/transport/accessToken';
 import { registryRequest } from '../../../nodes/shared/transport/registryRequest';
 
 // The one HTTP call of a lookup against a stand-in for n8n's request helpers: what it asks n8n for, and
@@ -383,6 +384,23 @@ describe('the deadline (Request Timeout) and the execution stopped', () => {
 					return {};
 				},
 			},
+		);
+		await request(KEY, 'answer');
+		expect(seen).toEqual([false, true]);
+	});
+
+	it("the token exchange's waits between tries end with the lookup: its signal is on the helpers", async () => {
+		const execution = new AbortController();
+		const seen: unknown[] = [];
+		const { request } = standIn(
+			async (_sent, self) => {
+				const signal = lookupCancelSignalOf(self as IHttpRequestHelper);
+				seen.push(signal?.aborted);
+				execution.abort();
+				seen.push(signal?.aborted);
+				return full(200, jsonBody({}));
+			},
+			{ execution },
 		);
 		await request(KEY, 'answer');
 		expect(seen).toEqual([false, true]);
