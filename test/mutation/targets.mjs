@@ -55,7 +55,7 @@ export const TARGETS = {
 		'test/integration/redteam/credentialPastedWhiteSpace.test.ts',
 		// The token endpoint's OAuth code before its headers, its Retry-After against the time left, the
 		// wait ended by the lookup's cancel (the reviewer's cases, loopback, milliseconds a case).
-		'test/integration/review/tokenExchangeReview.test.ts',
+		'test/integration/credential.refusalWaits.test.ts',
 	],
 	// The watch's change detection and memory, against the unit tests that call them directly. The seeded
 	// property tests (detector.property, failedChecks' 200 seeds: 35-60 s each on the loaded machine) reach

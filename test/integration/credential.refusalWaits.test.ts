@@ -9,9 +9,9 @@ import type {
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 
-import { CompanyRegistryApi } from '../../../credentials/CompanyRegistryApi.credentials';
-import { LOOKUP_CANCEL_SIGNAL } from '../../../nodes/shared/transport/accessToken';
-import { noOpWorkflow } from '../../../harness/noOpWorkflow';
+import { CompanyRegistryApi } from '../../credentials/CompanyRegistryApi.credentials';
+import { LOOKUP_CANCEL_SIGNAL } from '../../nodes/shared/transport/accessToken';
+import { noOpWorkflow } from '../../harness/noOpWorkflow';
 
 // Reviewer's finds (session 40) on the token exchange reading its endpoint's refusals as the lookups do
 // (7183398). Each case below failed on ac756e7.
