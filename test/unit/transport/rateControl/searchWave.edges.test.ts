@@ -58,7 +58,7 @@ describe('searchWave: where a wave stands after a search per round trip', () => 
 		searchWave(held, { now: 10_400, rate: 30, admitted: 28.5 });
 		expect(held.searchSpell).toBeUndefined();
 		const none = after(undefined);
-		searchWave(none, { now: 10_500, rate: 30, admitted: 10 });
+		searchWave(none, { now: 10_400, rate: 30, admitted: 10 });
 		expect(none.searchSpell).toBeUndefined();
 		// The wave's searchEndedAt stays the search's.
 		expect(later.searchEndedAt).toBe(10_000);
