@@ -43,7 +43,12 @@ export const TARGETS = {
 		'test/unit/model/stateNamedAsCountry.nfkc.test.ts',
 	],
 	'nodes/shared/transport/registryError.ts': ['test/unit/transport/registryError.test.ts'],
-	'nodes/shared/transport/accessToken.ts': ['test/unit/transport/accessToken.test.ts'],
+	'nodes/shared/transport/accessToken.ts': [
+		'test/unit/transport/accessToken.test.ts',
+		// The lookup's cancel signal handed to the token exchange (set by registryRequest.ts, read there).
+		'test/integration/credential.refusalWaits.test.ts',
+		'test/unit/transport/registryRequest.test.ts',
+	],
 	// The credential on its own (n8n-core's httpRequest against a loopback token endpoint, milliseconds a
 	// case): its engine tests (credentials, credentialTest, tokenRefusals, tokenDeadline: seconds each)
 	// made Stryker estimate over an hour for its 214 mutants (67 static) on the shared machine.
