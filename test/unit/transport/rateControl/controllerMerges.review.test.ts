@@ -15,7 +15,7 @@ import {
 	type ControlState,
 } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { answeredAs, ok, play, refused, send, type Step } from './story';
+import { loneRefusal, ok, play, refused, send, type Step } from './story';
 
 // Review (s40) of the two controller merges (cb13b0a procs, 796f600 ceiling): stories that fail on
 // 796f600, each red on main (ec977bb) before its fix (branch `fixctl`, one commit a find).
@@ -26,45 +26,12 @@ const rateOf = (state: ControlState, now: number) => {
 	return limit.rate;
 };
 
-/**
- * othersRefusal.test's story (a pace others spend, learnt from two waves, each answer telling an hour's
- * quota that falls by 3), then `admissions` admitted and `faults` answered 503 (a gateway's fault: no
- * admission), a quarter of a second apart, then one 429: the pace just before and just after it.
- */
-function loneRefusalAfter(admissions: number, faults: number): { before: number; after: number } {
-	let remaining = 4_000;
-	const told = () => ({ remaining: (remaining -= 3) });
-	const steps: Step[] = [];
-	for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
-		steps.push(send(1_000 + 10 * index));
-	for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
-		steps.push(ok(1_000 + 10 * index, 1_050 + 10 * index, told()));
-	steps.push(send(1_100), refused(1_100, 1_150, { retryAfterMs: 1_000, remaining }));
-	for (let index = 0; index < 20; index++) {
-		const at = 3_000 + 50 * index;
-		steps.push(send(at), ok(at, at + 10, told()));
-	}
-	steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
-	let at = 5_500;
-	for (let index = 0; index < admissions + faults; index++) {
-		steps.push(
-			send(at),
-			index < admissions ? ok(at, at + 10, told()) : answeredAs(503, at, at + 10),
-		);
-		at += 250;
-	}
-	const state = play(steps).state;
-	const before = rateOf(state, at);
-	const after = rateOf(play([send(at), refused(at, at + 1, { remaining })], state).state, at + 1);
-	return { before, after };
-}
-
 describe('review: othersRefusal counts answers, not admissions (workers.ts:75, rateLimited.ts:67)', () => {
 	it('four admissions and a 503 are not five admissions: cut to the rate admitted, as after four', () => {
 		expect(OTHERS_REFUSAL_ANSWERS).toBe(5);
-		const four = loneRefusalAfter(4, 0);
+		const four = loneRefusal(3, 4, 0);
 		expect(four.after).toBeLessThan(0.8 * four.before);
-		const withFault = loneRefusalAfter(4, 1);
+		const withFault = loneRefusal(3, 4, 1);
 		expect(withFault.after).toBeLessThan(0.8 * withFault.before);
 	});
 });

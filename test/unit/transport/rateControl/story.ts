@@ -1,5 +1,6 @@
 import type { Action } from '../../../../nodes/shared/transport/rateControl/actions';
-import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import { MIN_ANSWERS_FOR_RATE } from '../../../../nodes/shared/transport/rateControl/constants';
+import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import {
 	unknownRegistry,
 	type ControlState,
@@ -85,4 +86,52 @@ export function atOnce(state: ControlState, now: number): number {
 		state = transition(asked.state, { kind: 'started' }, now).state;
 	}
 	return count;
+}
+
+const pacedRate = (state: ControlState, now: number) => {
+	const limit = limitOf(state, now);
+	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
+	return limit.rate;
+};
+
+/**
+ * workers.ts `othersRefusal`'s story (othersSpend.test's: a pace learnt from two waves, every answer
+ * telling an hour's quota that falls by `fall` an answer, each 429 saying far more of it is left), then
+ * `admissions` more admitted and `faults` answered 503 (a gateway's, no admission), a quarter of a second
+ * apart, then one 429: the pace just before that 429 and just after.
+ */
+export function loneRefusal(
+	fall: number,
+	admissions: number,
+	faults = 0,
+): { before: number; after: number } {
+	let remaining = 4_000;
+	const told = () => ({ remaining: (remaining -= fall) });
+	const steps: Step[] = [];
+	for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
+		steps.push(send(1_000 + 10 * index));
+	for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
+		steps.push(ok(1_000 + 10 * index, 1_050 + 10 * index, told()));
+	steps.push(send(1_100), refused(1_100, 1_150, { retryAfterMs: 1_000, remaining }));
+	for (let index = 0; index < 20; index++) {
+		const at = 3_000 + 50 * index;
+		steps.push(send(at), ok(at, at + 10, told()));
+	}
+	steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
+	// Past a congestion spell: the lone 429 is a wave of its own.
+	let at = 5_500;
+	for (let index = 0; index < admissions + faults; index++) {
+		steps.push(
+			send(at),
+			index < admissions ? ok(at, at + 10, told()) : answeredAs(503, at, at + 10),
+		);
+		at += 250;
+	}
+	const state = play(steps).state;
+	const before = pacedRate(state, at);
+	const after = pacedRate(
+		play([send(at), refused(at, at + 1, { remaining })], state).state,
+		at + 1,
+	);
+	return { before, after };
 }
