@@ -4,19 +4,12 @@ import {
 	SEARCH_GROWTH_PER_SECOND,
 	SEARCH_LONG_WORK_S,
 } from '../../../../nodes/shared/transport/rateControl/constants';
-import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { admitted, ok, play, refused, send } from './story';
+import { admitted, ok, play, refused, send, rateOf } from './story';
 
 // The search up from a first wave's rate, on the pure transition: how fast one admission raises the
 // pace, by the work left at that pace (search.ts, searchGrowth). Growth is read back from the rates
 // before and after the admission (rate after = rate * (1 + growth) ^ (1 / rate)).
-
-const rateOf = (state: ControlState, now: number) => {
-	const limit = limitOf(state, now);
-	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
-	return limit.rate;
-};
 
 const growthOf = (before: number, after: number) => Math.pow(after / before, before) - 1;
 

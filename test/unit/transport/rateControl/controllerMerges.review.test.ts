@@ -4,7 +4,6 @@ import {
 	OTHERS_REFUSAL_ANSWERS,
 	SHARED_QUIET_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
-import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
 import {
 	climb,
 	unknownPace,
@@ -15,16 +14,10 @@ import {
 	type ControlState,
 } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { loneRefusal, ok, play, refused, send, type Step } from './story';
+import { loneRefusal, ok, play, refused, send, type Step, rateOf } from './story';
 
 // Review (s40) of the two controller merges (cb13b0a procs, 796f600 ceiling): stories that fail on
 // 796f600, each red on main (ec977bb) before its fix (branch `fixctl`, one commit a find).
-
-const rateOf = (state: ControlState, now: number) => {
-	const limit = limitOf(state, now);
-	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
-	return limit.rate;
-};
 
 describe('review: othersRefusal counts answers, not admissions (workers.ts:75, rateLimited.ts:67)', () => {
 	it('four admissions and a 503 are not five admissions: cut to the rate admitted, as after four', () => {

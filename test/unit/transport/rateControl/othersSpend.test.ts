@@ -9,15 +9,7 @@ import {
 	MIN_ANSWERS_FOR_RATE,
 	SHARED_PROBE_GROWTH_PER_SECOND,
 } from '../../../../nodes/shared/transport/rateControl/constants';
-import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
-import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { ok, play, refused, send, type Step } from './story';
-
-const rateOf = (state: ControlState, now: number) => {
-	const limit = limitOf(state, now);
-	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
-	return limit.rate;
-};
+import { ok, play, refused, send, type Step, rateOf } from './story';
 
 // count.ts `othersSpend` at its edges, through the count's own functions: a quota's count (refused with
 // plenty left) that fell over the counts kept by more than twice our own answers is spent by others too.

@@ -9,20 +9,14 @@ import {
 	SEARCH_GROWTH_PER_SECOND,
 	SEARCH_LONG_WORK_S,
 } from '../../../../nodes/shared/transport/rateControl/constants';
-import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { admitted, ok, play, refused, send, type Step } from './story';
+import { admitted, ok, play, refused, send, type Step, rateOf } from './story';
 
 // The pace 429s taught, at its edges: when requests may start on its credit, how much may go at once,
 // and how it climbs with each admission. Rates are read from the mode; what a step should do to them
 // is reckoned from the exported constants.
-
-const rateOf = (state: ControlState, now: number) => {
-	const limit = limitOf(state, now);
-	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
-	return limit.rate;
-};
 
 /** How many requests nextStart lets go at `now` at once (each started as it is let go). */
 function atOnce(state: ControlState, now: number): { count: number; state: ControlState } {

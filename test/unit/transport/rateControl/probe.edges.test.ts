@@ -8,21 +8,14 @@ import {
 	PROBE_QUIET_ANSWERS,
 	PROBE_QUIET_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
-import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { admitted, ok, play, refused, send, type Step } from './story';
+import { admitted, ok, play, refused, send, type Step, rateOf } from './story';
 
 // The probe beyond the last wave's rate, on the pure transition: how its growth speeds up after a
 // quiet spell (with time and with admissions, whichever is slower), its cap, and when a pace born of a
 // first wave that admitted a handful may probe at all. Growth is read back from the rates of one
 // admission (rate after = rate * (1 + growth) ^ (1 / rate)); what it should be is reckoned from the
 // exported constants.
-
-const rateOf = (state: ControlState, now: number) => {
-	const limit = limitOf(state, now);
-	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
-	return limit.rate;
-};
 
 /** The growth a second that one admission applied to the pace. */
 const growthOf = (before: number, after: number) => Math.pow(after / before, before) - 1;

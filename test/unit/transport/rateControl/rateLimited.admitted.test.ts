@@ -1,16 +1,10 @@
-import { modeOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { admitted, ok, play, refused, send, type Step } from './story';
+import { admitted, ok, play, refused, send, type Step, rateOf } from './story';
 
 // How far a wave lowers the pace, story by story on the pure transition: to what the registry admitted
 // just before it, never below what a first wave showed it gives per pause.
-
-const rateOf = (state: ControlState) => {
-	const mode = modeOf(state, Number.POSITIVE_INFINITY);
-	if (mode.kind !== 'paced') throw new Error(`expected a pace, got ${mode.kind}`);
-	return mode.rate;
-};
 
 /**
  * Requests started as the pace lets them go from `from`, each admitted `latency` later, `count` of

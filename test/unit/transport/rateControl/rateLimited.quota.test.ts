@@ -4,20 +4,13 @@ import {
 	TOLD_RESET_MIN_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { modeOf, waitIsTheLimit } from '../../../../nodes/shared/transport/rateControl/modes';
-import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { admitted, play, refused, send, type Step, type Told } from './story';
+import { admitted, play, refused, send, type Step, type Told, rateOf } from './story';
 
 // 429s that say to wait long, story by story on the pure transition: when a wait is a spent quota's
 // (the limit itself: who cannot wait that long fails now), a storm's, or only a pause, read through
 // modeOf and waitIsTheLimit.
 
 const HOUR = 3_600_000;
-
-const rateOf = (state: ControlState) => {
-	const mode = modeOf(state, Number.POSITIVE_INFINITY);
-	if (mode.kind !== 'paced') throw new Error(`expected a pace, got ${mode.kind}`);
-	return mode.rate;
-};
 
 // Ten admitted, then a 429: paced from 2,000 on (a first limit's pause counted from when sending began).
 const firstLimit: Step[] = [...admitted(1_000, 10), send(1_100), refused(1_100, 1_150)];

@@ -2,16 +2,10 @@ import { MIN_WAIT_MS } from '../../../../nodes/shared/transport/rateControl/cons
 import { modeOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { admitted, ok, play, refused, send, type Step } from './story';
+import { admitted, ok, play, refused, send, type Step, rateOf } from './story';
 
 // 429 waves while the pace is being learned, story by story on the pure transition: when everybody
 // pauses, and when the next request may start after it (nextStart).
-
-const rateOf = (state: ControlState) => {
-	const mode = modeOf(state, Number.POSITIVE_INFINITY);
-	if (mode.kind !== 'paced') throw new Error(`expected a pace, got ${mode.kind}`);
-	return mode.rate;
-};
 
 /** Starts as many as nextStart lets go at `now` (at most `most`), keeping the state it returns. */
 function startAll(

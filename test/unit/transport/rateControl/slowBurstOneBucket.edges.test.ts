@@ -1,19 +1,12 @@
 import { WAVE_DECREASE } from '../../../../nodes/shared/transport/rateControl/constants';
-import { limitOf } from '../../../../nodes/shared/transport/rateControl/modes';
 import { unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
 import { searchCeiling } from '../../../../nodes/shared/transport/rateControl/search';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { ok, play, refused, send, type Step } from './story';
+import { ok, play, refused, send, type Step, rateOf } from './story';
 
 // The wave that ends a search from a lower bound, on the pure transition: where the first wave admitted
 // one, the pace after it is the one the last admitted request went at (5% below the refused at most);
 // where it admitted more, what was admitted measures, as before.
-
-const rateOf = (state: ControlState, now: number) => {
-	const limit = limitOf(state, now);
-	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
-	return limit.rate;
-};
 
 // Twenty requests at 1,000; `told` answered before the 429 at 1,001 (sent alone before: a token's
 // first lookup), `after` admitted and answered after it, the rest refused.

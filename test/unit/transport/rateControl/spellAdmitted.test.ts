@@ -1,17 +1,9 @@
 import { CONGESTION_SPELL_MS } from '../../../../nodes/shared/transport/rateControl/constants';
-import { modeOf } from '../../../../nodes/shared/transport/rateControl/modes';
-import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
-import { admitted, noAnswer, ok, play, refused, send, type Step } from './story';
+import { admitted, noAnswer, ok, play, refused, send, type Step, rateOf } from './story';
 
 // What a wave reads the registry admitted, deep into a long spell of congestion (waves less than a
 // second apart for many seconds: queue-mode workers sharing one limit live in such spells), story by
 // story on the pure transition.
-
-const rateOf = (state: ControlState) => {
-	const mode = modeOf(state, Number.POSITIVE_INFINITY);
-	if (mode.kind !== 'paced') throw new Error(`expected a pace, got ${mode.kind}`);
-	return mode.rate;
-};
 
 // Forty admitted in a second, then a 429 told to wait 100 ms: paced from 2,110 on.
 const firstLimit: Step[] = [

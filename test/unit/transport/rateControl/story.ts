@@ -65,6 +65,16 @@ export const suspectedWindow: Step[] = [
 	refused(1_090, SUSPECTED_AT, { remaining: 0, resetMs: 4_000 }),
 ];
 
+/**
+ * The paced rate a state keeps (requests/s) at `now` (by default: whatever a pause, the limit after it);
+ * throws where no pace governs (a window, a count's budget, nothing known).
+ */
+export function rateOf(state: ControlState, now = Number.POSITIVE_INFINITY): number {
+	const limit = limitOf(state, now);
+	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
+	return limit.rate;
+}
+
 export function play(steps: Step[], from: ControlState = unknownRegistry()) {
 	let state = from;
 	const actions: Action[] = [];

@@ -8,16 +8,20 @@ import {
 import { limitOf, modeOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { admitted, answeredAs, noAnswer, ok, play, refused, send, type Step } from './story';
+import {
+	admitted,
+	answeredAs,
+	noAnswer,
+	ok,
+	play,
+	refused,
+	send,
+	type Step,
+	rateOf,
+} from './story';
 
 // The transition's own edges, as a user sees them: how long a spent quota's pause holds once answers
 // come, from when a first limit's pause counts, and how long a refused burst keeps requests back.
-
-const rateOf = (state: ControlState) => {
-	const limit = limitOf(state, Number.POSITIVE_INFINITY);
-	if (limit.kind !== 'paced') throw new Error(`expected a pace, got ${limit.kind}`);
-	return limit.rate;
-};
 
 const pausedUntil = (state: ControlState, now: number) => {
 	const mode = modeOf(state, now);
