@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import type { LookupTraceEntry } from '../../sandbox/server';
 import { describe, drawScenarios, matrixScenarios } from './catalogue';
 import { changingScenarios } from './changing';
-import { runScenario, summarize } from './simulate';
+import { runScenario, startingWithinSecond, summarize } from './simulate';
 
 const { values } = parseArgs({
 	options: {
@@ -45,9 +45,7 @@ async function main(): Promise<void> {
 	for (const scenario of scenarios) {
 		const requestLog: LookupTraceEntry[] | undefined = values.requests ? [] : undefined;
 		const clockOptions =
-			values.phase === undefined
-				? {}
-				: { start: Date.UTC(2026, 0, 5, 9, 0, 0) + Number(values.phase) };
+			values.phase === undefined ? {} : startingWithinSecond(Number(values.phase));
 		const result = await runScenario(
 			scenario,
 			seed,

@@ -5,7 +5,7 @@ import { floorMs, type Scenario } from './catalogue';
 import { seededRandom } from './random';
 import { ARRIVAL_MS, SimulatedRegistry } from './registry';
 import { NODE_DEFAULTS, runSheet } from './sheet';
-import { VirtualClock, type VirtualClockOptions } from './virtualClock';
+import { VIRTUAL_EPOCH, VirtualClock, type VirtualClockOptions } from './virtualClock';
 
 /**
  * A limit "lets the sheet finish within Max Rate-Limit Wait" when even the ideal schedule ends within
@@ -32,6 +32,24 @@ export interface ScenarioResult {
 	eligible: boolean;
 	/** Rows that got an outcome other than "cancelled" (each row gets exactly one). */
 	rowsAnswered: number;
+}
+
+/**
+ * A run that starts `startedAt` (epoch ms, or ms past a whole second) into a window of a second aligned
+ * to the clock, as a real run starts anywhere in one (issue 20 item 5): only the start within the second
+ * counts. bench:sim's `--phase`, phaseSweep.ts and test:n8n's scale check all start the sim through here.
+ */
+export const startingWithinSecond = (startedAt: number): VirtualClockOptions => ({
+	start: VIRTUAL_EPOCH + (((startedAt % 1000) + 1000) % 1000),
+});
+
+/** One scenario (seed 1 unless told) started `startedAt` into a window of a second (startingWithinSecond). */
+export async function simulatedWindowAt(
+	scenario: Scenario,
+	startedAt: number,
+	seed = 1,
+): Promise<ScenarioResult> {
+	return await runScenario(scenario, seed, startingWithinSecond(startedAt));
 }
 
 /** Runs one scenario: every process and execution at once, on one virtual clock, against one registry. */

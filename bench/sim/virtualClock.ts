@@ -11,6 +11,9 @@ interface Timer {
 /** Everything already queued as a promise reaction runs before this resolves (one macrotask turn). */
 const settle = async () => await new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The virtual clock's first moment unless told otherwise: a whole second (so a whole window of a second). */
+export const VIRTUAL_EPOCH = Date.UTC(2026, 0, 5, 9, 0, 0);
+
 export interface VirtualClockOptions {
 	/** Starts at a fixed, realistic moment: resets given as Unix time must read as such. */
 	start?: number;
@@ -37,7 +40,7 @@ export class VirtualClock implements Clock {
 	private readonly invariant: () => void;
 
 	constructor({
-		start = Date.UTC(2026, 0, 5, 9, 0, 0),
+		start = VIRTUAL_EPOCH,
 		readCostMs = 0,
 		invariant = () => {},
 	}: VirtualClockOptions = {}) {

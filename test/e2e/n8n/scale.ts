@@ -21,7 +21,7 @@ import {
 } from '../../../sandbox/server';
 import { makeSheet, uniqueValid } from '../../../sandbox/sheets';
 import { floorMs, matrixScenarios } from '../../../bench/sim/catalogue';
-import { runScenario } from '../../../bench/sim/simulate';
+import { simulatedWindowAt } from '../../../bench/sim/simulate';
 import { NODE_DEFAULTS } from '../../../bench/sim/sheet';
 import { executeWorkflow, importCredential, importWorkflow, type Checklist } from '../lib/realN8n';
 import { sandboxCredential } from '../lib/sandboxCredential';
@@ -84,14 +84,11 @@ function windowFloorSeconds(startedAt: number): number {
 
 /**
  * bench:sim's figure for the same start within a window as the real run: the simulation is honest where
- * the two agree (issue 20: within 0.03).
+ * the two agree (issue 20: within 0.03). The same run as `bench/sim/run.ts --matrix --only
+ * n8n-fixed-window-no-headers --phase <the start's ms past the second>` (simPhase.test.ts).
  */
 async function simulatedAtPhase(startedAt: number): Promise<number> {
-	const windowStart = Date.UTC(2026, 0, 5, 9, 0, 0);
-	const result = await runScenario(simulatedWindow(), 1, {
-		start: windowStart + (startedAt % WINDOW.windowMs),
-	});
-	return result.vsFloor!;
+	return (await simulatedWindowAt(simulatedWindow(), startedAt)).vsFloor!;
 }
 
 interface Family {

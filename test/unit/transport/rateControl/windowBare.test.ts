@@ -1,5 +1,5 @@
 import { matrixScenarios } from '../../../../bench/sim/catalogue';
-import { runScenario } from '../../../../bench/sim/simulate';
+import { runScenario, startingWithinSecond } from '../../../../bench/sim/simulate';
 import { RateController } from '../../../../nodes/shared/transport/rateControl';
 
 // test:n8n's bare fixed window (issue 20 item 5): 100 per clock-aligned second, a 429 with no
@@ -15,7 +15,7 @@ describe('a fixed window of a second that says nothing', () => {
 	// other second (1.320x; 1.149 at 0 and 1.244 at 900).
 	const spentWithin = async (phase: number) => {
 		const result = await runScenario(bare, 1, {
-			start: Date.UTC(2026, 0, 5, 9, 0, 0) + phase,
+			...startingWithinSecond(phase),
 			invariant: () => expect(RateController.strandedAnywhere()).toBe(0),
 		});
 		expect(result.rowsAnswered).toBe(bare.rows);
@@ -26,7 +26,10 @@ describe('a fixed window of a second that says nothing', () => {
 	// Open (issue 20 item 5): with n8n's CPU per lookup modelled (3.85 ms on one event loop, measured in
 	// test:n8n), a start 900 ms into a window takes 1.105 of the floor (1.075 without it), and 650 or
 	// 700 ms in 1.117 (1.138, 1.141 without it). Over 20 starts 50 ms apart, without it: 1.052-1.141.
-	it.failing.each([900, 700])(
+	// Session 41, starts 10 ms apart (bench/sim/phaseSweep.ts --step 10): the worst, 590 ms in (1.215,
+	// 4.7% 429s: the first wave held two budgets and was paced at 187/s, docs/performance.md), and
+	// test:n8n's own start on be75755, 652 ms in (1.151).
+	it.failing.each([900, 700, 590, 652])(
 		'is spent within 1.10 of the floor, starting %i ms into a window (open)',
 		spentWithin,
 	);
