@@ -19,8 +19,6 @@ import { join } from 'node:path';
 
 import type { IDataDeduplicator, IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { REGISTRY_NODE, engineFor } from '../harness/fixtures';
-import { loadWorkflow } from '../harness/engine';
 import { ProcessedItemsStore as HarnessStore } from '../harness/processedItems';
 import type { CompanyRecord } from '../nodes/shared/model/companyRecord';
 import { detectChanges } from '../nodes/shared/watch/detector';
@@ -30,7 +28,6 @@ import {
 	type ProcessedItemsStore,
 } from '../nodes/shared/watch/processedItemsMemory';
 import type { StoredCompany } from '../sandbox/registry';
-import { startSandbox } from '../sandbox/server';
 import { n8nDir } from '../test/e2e/lib/realN8n';
 
 const SIZES = [1_000, 10_000, 100_000];
@@ -47,7 +44,23 @@ function companies(count: number): StoredCompany[] {
 	}));
 }
 
-function watchWorkflow() {
+/**
+ * Part 2's tools, loaded only there: n8n's engine harness and the sandbox hold some 45 MB (RSS) that the
+ * memory runs' processes, whose peak is the figure, never use (a real n8n's own modules are n8n's, not a run's).
+ */
+async function engineTools() {
+	const [{ REGISTRY_NODE, engineFor }, { loadWorkflow }, { startSandbox }] = await Promise.all([
+		import('../harness/fixtures'),
+		import('../harness/engine'),
+		import('../sandbox/server'),
+	]);
+	return { REGISTRY_NODE, engineFor, loadWorkflow, startSandbox };
+}
+
+function watchWorkflow({
+	loadWorkflow,
+	REGISTRY_NODE,
+}: Pick<Awaited<ReturnType<typeof engineTools>>, 'loadWorkflow' | 'REGISTRY_NODE'>) {
 	const workflow = loadWorkflow('test/workflows/watch-companies.json');
 	const node = workflow.nodes.find((candidate) => candidate.name === REGISTRY_NODE)!;
 	node.parameters = { ...node.parameters, options: { maxConcurrency: 100 } } as INodeParameters;
@@ -327,6 +340,8 @@ export async function watchBench(memoryOnly = false): Promise<void> {
 		lines.push(line[line.length - 1]);
 	}
 	for (const size of memoryOnly ? [] : ENGINE_SIZES) {
+		const tools = await engineTools();
+		const { REGISTRY_NODE, engineFor, startSandbox } = tools;
 		const stored = companies(size);
 		const sandbox = await startSandbox({
 			port: 0,
@@ -344,7 +359,7 @@ export async function watchBench(memoryOnly = false): Promise<void> {
 			let lastLookupCpu = process.cpuUsage();
 			sandbox.onLookup(() => (lastLookupCpu = process.cpuUsage()));
 			const run = async (changed: Set<string>): Promise<RunFigures> => {
-				const result = await engine.execute(watchWorkflow(), { rows, mode: 'trigger' });
+				const result = await engine.execute(watchWorkflow(tools), { rows, mode: 'trigger' });
 				const own = process.cpuUsage(lastLookupCpu);
 				sampleRss();
 				const items = result.outputOf(REGISTRY_NODE)[0] ?? [];

@@ -170,6 +170,16 @@ function entriesCount(companies: ReadonlyMap<string, CompanySnapshot>): number {
 const BLOCK_SIZE = 10;
 
 /**
+ * The share of the companies named that a worker may ask in step 1 and still ask step 2's questions in
+ * the same call: each company asked adds three values (an MD5 hash each, about 3.5 µs), and a call of its
+ * own costs reading, a Set of and writing the whole row (about 1.2 µs an entry, three entries a company),
+ * so folding pays below about a third; a quarter leaves room, and bounds what a failed run removes again
+ * (n8n's removeProcessed searches the row once per value). With 1% of the companies changed about one
+ * block in ten is not held.
+ */
+const FOLDED_QUESTIONS_MAX_SHARE = 0.25;
+
+/**
  * The blocks of the companies named now: per block its entry, its companies, and where their entries lie
  * in it (step 3 writes each block before them; the entries are cut out of the block, not made again).
  */
@@ -336,6 +346,33 @@ class Asked {
 const allHeld = (held: Held) => held.status && held.name && held.address;
 
 /**
+ * Step 2's questions asked in step 1's call (a worker's, `folded` in recall): of each company asked, the
+ * statuses other than its current one (the current one is among its entries), whether only its status
+ * was known, and its name and address as they came where that is not their canonical form; of each
+ * company not named and unknown to the static data, every status. n8n answers a call from the row as it
+ * was before it, so each is answered as step 2 would be, and every question step 2 could ask is asked:
+ * the changed companies are among those asked.
+ */
+function foldedQuestions(asked: Asked, absentUnsaved: readonly string[]): string[] {
+	const questions: string[] = [];
+	for (const [index, id] of asked.ids.entries()) {
+		const snapshot = asked.snapshots[index];
+		for (const status of probed(snapshot.s, false)) questions.push(statusEntry(id, status));
+		questions.push(detailsUnknownEntry(id));
+		for (const [field, text] of [
+			['name', snapshot.n],
+			['address', snapshot.a],
+		] as const) {
+			const asItCame = asCameEntry(id, field, text);
+			if (asItCame) questions.push(asItCame);
+		}
+	}
+	for (const id of absentUnsaved)
+		for (const status of STATUSES) questions.push(statusEntry(id, status));
+	return questions;
+}
+
+/**
  * The statuses step 2 asks of a company, given the one step 1 asked: all if that one was held (n8n may have
  * trimmed it since, with the entries after it; and a row holding two is not to be trusted), else the others
  * (step 1 recorded it: asked again, it would be held).
@@ -448,12 +485,19 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
 		this.previousOfChanged = new Map();
 		const markEntry = mark ? rowEntry(mark) : undefined;
+		// A worker with few companies asked (its blocks mostly held) asks step 2's questions of every one of
+		// them in step 1's call: one call on the whole row fewer, for three values more a company asked.
+		const folded =
+			!this.notebook &&
+			!storeIsNew &&
+			asked.ids.length <= current.size * FOLDED_QUESTIONS_MAX_SHARE;
 		const firstNew = storeIsNew
 			? new Set<string>()
 			: await this.record([
 					...(markEntry ? [markEntry] : []),
 					...asked.entries,
 					...absentAsked.entries,
+					...(folded ? foldedQuestions(asked, absentUnsaved) : []),
 				]).catch(async (error: unknown) => {
 					await this.undoRecorded();
 					throw error;
@@ -533,7 +577,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 			const asItCame = asCameEntry(id, field, text);
 			if (asItCame) questions.push(asItCame);
 		};
-		if (!storeIsNew) {
+		if (!storeIsNew && !folded) {
 			for (const [id, held] of changed) {
 				if (fromNotebook(id)) continue;
 				const now = current.get(id)!;
@@ -561,8 +605,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 			!storeIsNew && blockNew.size === 0 && firstNew.size === 0 && secondNew.size === 0;
 		// All held: the row holds what step 3 would write, unless it holds more (companies no longer named).
 		if (this.rowIsCurrent && this.heldBefore < 0) this.heldBefore = await count();
-		// Only entries asked in step 2 are looked up here.
-		const answers = { has: (entry: string) => !storeIsNew && !secondNew.has(entry) };
+		// Only entries asked in step 2 (folded: in step 1, as the row was before it) are looked up here.
+		const questionsNew = folded ? firstNew : secondNew;
+		const answers = { has: (entry: string) => !storeIsNew && !questionsNew.has(entry) };
 		// A field held as it came is held: a company whose every field is held so is unchanged.
 		for (const { entry: asItCame, held, field } of asCame)
 			if (answers.has(asItCame)) held[field] = true;

@@ -23,7 +23,7 @@ const registered = (
 	}) as CompanyRecord;
 const NOT_REGISTERED = { isRegistered: false } as CompanyRecord;
 
-const keys: LookupKey[] = Array.from({ length: 21 }, (_, index) => ({
+const keys: LookupKey[] = Array.from({ length: 41 }, (_, index) => ({
 	countryCode: 'de',
 	companyId: `HRB${index}`,
 }));
@@ -642,5 +642,86 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 		await expect(watch.run([A])).rejects.toThrow('deadlock detected');
 		restore();
 		expect(watch.removed).toEqual([]);
+	});
+});
+
+describe("a worker whose blocks are mostly held: step 2's questions in step 1's call", () => {
+	// 41 companies: four blocks of 10 and one of the last. One block not held: 10 of 41 asked (a quarter at most).
+	const many = (count = 41) => Array<CompanyRecord>(count).fill(A);
+	const withOne = (at: number, record: CompanyRecord, count = 41) => {
+		const records = many(count);
+		records[at] = record;
+		return records;
+	};
+	const events = (found: Awaited<ReturnType<ReturnType<typeof worker>['run']>>) =>
+		found.map((change) => [change.at, change.event, change.previous]);
+
+	it('a change: its block alone asked, with the other statuses and whether the details were known, in one call; the row written anew', async () => {
+		const watch = worker();
+		await watch.run(many());
+		expect(events(await watch.run(withOne(12, registered('Inactive'))))).toEqual([
+			[12, 'turnedInactive', { s: 'A', n: 'Alpha GmbH', a: 'Hauptstr. 1' }],
+		]);
+		// The 5 blocks; the 30 entries of the second, 2 other statuses and 1 details question of each; the row.
+		expect(watch.calls).toEqual(['record 5', 'record 60', 'clear', 'record 128']);
+		expect(watch.entries()).toBe(128);
+		expect(await watch.run(withOne(12, registered('Inactive')))).toEqual([]);
+		expect(watch.calls).toEqual(['record 5', 'count']);
+	});
+
+	it('more than a quarter asked: step 2 a call of its own, for the changed companies alone', async () => {
+		const watch = worker();
+		await watch.run(many(39));
+		// 10 of 39 asked.
+		await watch.run(withOne(12, registered('Inactive'), 39));
+		expect(watch.calls).toEqual(['record 4', 'record 30', 'record 3', 'clear', 'record 121']);
+	});
+
+	it('left the register, and back: the previous status from the folded questions', async () => {
+		const watch = worker();
+		await watch.run(many());
+		expect(events(await watch.run(withOne(3, NOT_REGISTERED)))).toEqual([
+			// A worker knows no old name or address (the row holds hashes).
+			[3, 'deregistered', { s: 'A' }],
+		]);
+		expect(events(await watch.run(many()))).toEqual([[3, 'reregistered', { s: 'N' }]]);
+		expect(events(await watch.run(withOne(3, registered('Inactive'))))).toEqual([
+			[3, 'turnedInactive', { s: 'A', n: 'Alpha GmbH', a: 'Hauptstr. 1' }],
+		]);
+	});
+
+	it('a new name: known details, so a change of name, its old value unknown to the store', async () => {
+		const watch = worker();
+		await watch.run(many());
+		const found = await watch.run(withOne(25, registered('Active', 'Beta AG')));
+		expect(found.map((change) => [change.at, change.event, change.fields])).toEqual([
+			[25, 'detailsChanged', ['officialName']],
+		]);
+		expect(watch.calls).toEqual(['record 5', 'record 60', 'clear', 'record 128']);
+	});
+
+	it('a name sent in another form than the canonical one, changed: asked as it came too, and not held', async () => {
+		const watch = worker();
+		await watch.run(withOne(7, registered('Active', 'Alpha  GmbH')));
+		const found = await watch.run(withOne(7, registered('Active', 'Gamma  GmbH')));
+		expect(found.map((change) => [change.at, change.event, change.fields])).toEqual([
+			[7, 'detailsChanged', ['officialName']],
+		]);
+		// The 30 entries, 30 questions, and company 7's name as it came.
+		expect(watch.calls).toEqual(['record 5', 'record 61', 'clear', 'record 128']);
+	});
+
+	it('a company whose lookup failed: its statuses asked in the same call, and a change meanwhile reported once it is checked', async () => {
+		const watch = worker();
+		await watch.run(many());
+		// The last company fails: its block is gone from the row; 10 others asked with it.
+		await watch.run(withOne(15, registered('Inactive')), [40]);
+		// Its status and that its details are unknown carried: 40 × 3 + 4 blocks + 2.
+		expect(watch.calls).toEqual(['record 4', 'record 63', 'clear', 'record 126']);
+		expect(events(await watch.run(withOne(40, registered('Inactive'))))).toEqual([
+			[15, 'turnedActive', { s: 'I', n: 'Alpha GmbH', a: 'Hauptstr. 1' }],
+			// Its details unknown: shown as they are now.
+			[40, 'turnedInactive', { s: 'A', n: 'Alpha GmbH', a: 'Hauptstr. 1' }],
+		]);
 	});
 });
