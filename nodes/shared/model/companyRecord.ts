@@ -142,7 +142,9 @@ export function checkCompanyRecord(body: unknown, now: number = Date.now()): Rec
 				problem: `field 'registrationDate' is ${JSON.stringify(record.registrationDate)}: a date of first registration cannot be in the future`,
 			};
 		}
-		return { valid: true, record };
+		// The answer itself, not zod's copy of it: zod copies fields by assignment, and a field named
+		// `__proto__` became the copy's prototype instead of a field (lookupPipeline moves it aside).
+		return { valid: true, record: body as CompanyRecord };
 	}
 	// The body is an object and the record flat: every issue names one top-level field.
 	const issue = parsed.error.issues[0];
