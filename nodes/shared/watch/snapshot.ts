@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { CompanyRecord } from '../model/companyRecord';
+import { isBlank, type CompanyRecord } from '../model/companyRecord';
 import type { LookupKey } from '../model/lookupKey';
 
 /**
@@ -73,7 +73,8 @@ export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot 
 	if (!record.isRegistered) return { s: 'N', d: day };
 	const s = record.status === 'Active' ? 'A' : 'I';
 	// Two literals, not a spread: a spread builds a scratch object per company of a 100,000-company list.
-	return record.registeredAddress !== undefined
+	// A blank address is the register's way of writing none (companyRecord.ts): remembered as none.
+	return record.registeredAddress !== undefined && !isBlank(record.registeredAddress)
 		? { s, n: record.officialName, a: record.registeredAddress, d: day }
 		: { s, n: record.officialName, d: day };
 }

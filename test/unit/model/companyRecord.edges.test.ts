@@ -41,8 +41,8 @@ describe('company record check, at the edges', () => {
 			`field 'registrationDate' is "1998-13-01": not a calendar date`,
 		],
 		[
-			{ ...registered, registeredAddress: '' },
-			`field 'registeredAddress' is "": expected the address, or no registeredAddress when the register has none ('N/A' is for unregistered companies)`,
+			{ ...registered, registeredAddress: '–' },
+			`field 'registeredAddress' is "–": expected the address, or no registeredAddress when the register has none ('N/A' is for unregistered companies)`,
 		],
 		[
 			{ ...registered, officialName: ' N/A ' },

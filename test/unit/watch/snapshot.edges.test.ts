@@ -52,6 +52,17 @@ describe('the snapshot of a record', () => {
 		expect(snapshot).toStrictEqual({ s: 'A', n: 'Alpha GmbH', d: 3 } satisfies CompanySnapshot);
 	});
 
+	it.each([[''], [' \n ']])(
+		'has no address field where the record has a blank one (%j): the register has none',
+		(registeredAddress) => {
+			expect(snapshotOf(active({ registeredAddress }), 3)).toStrictEqual({
+				s: 'A',
+				n: 'Alpha GmbH',
+				d: 3,
+			} satisfies CompanySnapshot);
+		},
+	);
+
 	it('of an unregistered company is only that, and the day', () => {
 		expect(snapshotOf(unregistered, 5)).toStrictEqual({ s: 'N', d: 5 });
 	});
