@@ -177,9 +177,8 @@ const FIXED_DIGITS: Readonly<Record<string, number>> = { gb: 8, be: 10, nl: 8 };
 
 /** A Company ID given as a whole number, with the zeros its register writes and a number cannot hold. */
 function withLeadingZeros(countryCode: string, given: unknown, companyId: string): string {
-	const digits = FIXED_DIGITS[countryCode];
-	return digits !== undefined && typeof given === 'number' && /^\d+$/.test(companyId)
-		? companyId.padStart(digits, '0')
+	return typeof given === 'number' && /^\d+$/.test(companyId)
+		? companyId.padStart(FIXED_DIGITS[countryCode] ?? 0, '0')
 		: companyId;
 }
 
