@@ -20,6 +20,7 @@ export const OUTCOME_MODULES = [
 	'nodes/shared/transport/answerReport.ts',
 	'nodes/shared/transport/lookupSession.ts',
 	'nodes/shared/transport/registryRequest.ts',
+	'nodes/shared/transport/exactJson.ts',
 	'nodes/shared/transport/rateControl/**/*.ts',
 	'!nodes/shared/transport/rateControl/index.ts',
 	'!nodes/shared/transport/rateControl/types.ts',

@@ -376,19 +376,22 @@ const RECORD_FIELDS = new Set([
  * Names an item needs for itself: `error` is n8n's mark of a failed item (Retry On Fail would run the
  * node again for it, each row looked up anew), `lookup` holds the lookup key. A registry's field of that
  * name passes on as `registryError`, `registryLookup`; one already named so moves on again, and so on.
+ * `__proto__` no object holds as a plain field anywhere: any code that copies an item by assignment (n8n's
+ * deepCopy) makes its value the copy's prototype, so it passes on as `registry__proto__`, nested too.
  */
-const ITEM_FIELDS = new Set(['error', 'lookup']);
+const ITEM_FIELDS = new Set(['error', 'lookup', '__proto__']);
+const NESTED_FIELDS = new Set(['__proto__']);
 const aside = (name: string) => `registry${name[0].toUpperCase()}${name.slice(1)}`;
 
-/** A record field's name on the item: moved aside where the item, or a field moved aside, takes it. */
-function itemFieldName(field: string, record: object): string {
+/** A field's name on the item: moved aside where the item (`taken`), or a field moved aside, takes it. */
+function itemFieldName(field: string, fields: object, taken: ReadonlySet<string>): string {
 	let base = field;
 	// registryRegistryError moves aside if registryError does, which moves if error is in the record.
-	while (!ITEM_FIELDS.has(base)) {
-		const match = /^registry([A-Z])(.*)$/.exec(base);
+	while (!taken.has(base)) {
+		const match = /^registry([A-Z_])(.*)$/.exec(base);
 		if (!match) return field;
 		base = `${match[1].toLowerCase()}${match[2]}`;
-		if (!Object.hasOwn(record, base)) return field;
+		if (!Object.hasOwn(fields, base)) return field;
 	}
 	return aside(field);
 }
@@ -407,7 +410,10 @@ export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyR
 		if (Array.isArray(value)) return value.map((entry) => clean(entry, own));
 		if (typeof value === 'object' && value !== null) {
 			return Object.fromEntries(
-				Object.entries(value).map(([key, entry]) => [redact(key, secrets), clean(entry, false)]),
+				Object.entries(value).map(([key, entry]) => [
+					redact(itemFieldName(key, value, NESTED_FIELDS), secrets),
+					clean(entry, false),
+				]),
 			);
 		}
 		return value;
@@ -415,7 +421,7 @@ export function redactRecord(record: CompanyRecord, secrets: string[]): CompanyR
 	return Object.fromEntries(
 		Object.entries(record).map(([field, value]) => {
 			const own = RECORD_FIELDS.has(field);
-			const name = itemFieldName(field, record);
+			const name = itemFieldName(field, record, ITEM_FIELDS);
 			return [own ? name : redact(name, secrets), clean(value, own)];
 		}),
 	) as CompanyRecord;

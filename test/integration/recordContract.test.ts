@@ -9,7 +9,8 @@ import { scriptedEngine } from '../support/scriptedEngine';
 
 // Issue 21 (5): registered records whose fields are placeholders passed to Registered. The interface
 // document keeps 'N/A' for unregistered companies; an address is only sometimes available, so a
-// registered record may leave it out, but not fill it with a placeholder.
+// registered record may leave it out (or write it blank: watchBlankAddress.test.ts), but not fill it
+// with a placeholder.
 
 describe('a registered record with placeholder fields fails its row', () => {
 	let registry: ScriptedRegistry;
@@ -20,7 +21,7 @@ describe('a registered record with placeholder fields fails its row', () => {
 
 	it.each([
 		[{ registeredAddress: 'N/A' }, 'field \'registeredAddress\' is "N/A"'],
-		[{ registeredAddress: '   ' }, 'field \'registeredAddress\' is "   "'],
+		[{ registeredAddress: ' - ' }, 'field \'registeredAddress\' is " - "'],
 		[{ officialName: 'n/a' }, 'field \'officialName\' is "n/a"'],
 		[{ officialName: '-' }, 'field \'officialName\' is "-"'],
 		[

@@ -122,6 +122,8 @@ export const TARGETS = {
 		'test/unit/transport/registryRequest.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
 	],
+	// JSON read as the registry wrote it: its own unit tests (pure).
+	'nodes/shared/transport/exactJson.ts': ['test/unit/transport/exactJson.test.ts'],
 	// The pipeline's routing: its unit tests, and the rows that are looked up against a stand-in for n8n's
 	// request helper (lookupPipeline.rows). The router's engine test killed no mutant of it the unit tests
 	// did not (run of this session), and loading it cost every mutant seconds.

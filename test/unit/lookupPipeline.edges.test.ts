@@ -361,6 +361,53 @@ describe('a record on its way to an output, at depth', () => {
 		expect(redactRecord(record, ['client-secret-4711'])).toStrictEqual(record);
 	});
 
+	it('moves a field named __proto__ aside, at the top and nested, as JSON.parse makes it (an own field)', () => {
+		const record = JSON.parse(
+			JSON.stringify({
+				...firm,
+				__proto__x: { polluted: 'top' },
+				registry__proto__: 'kept',
+				filing: {
+					__proto__x: { polluted: 'nested' },
+					error: 'nested error',
+					registry__proto__: 'n',
+				},
+			}).replace(/__proto__x/g, '__proto__'),
+		) as CompanyRecord;
+		const item = redactRecord(record, ['client-secret-4711']) as unknown as Record<string, object>;
+		expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+		expect(Object.getPrototypeOf(item.filing)).toBe(Object.prototype);
+		expect(Object.keys(item)).toEqual([
+			...Object.keys(firm),
+			'registry__proto__',
+			'registryRegistry__proto__',
+			'filing',
+		]);
+		expect(item.registry__proto__).toStrictEqual({ polluted: 'top' });
+		expect(item.registryRegistry__proto__).toBe('kept');
+		expect(Object.keys(item.filing)).toEqual([
+			'registry__proto__',
+			'error',
+			'registryRegistry__proto__',
+		]);
+		expect(item.filing).toMatchObject({
+			registry__proto__: { polluted: 'nested' },
+			error: 'nested error',
+			registryRegistry__proto__: 'n',
+		});
+	});
+
+	it('keeps registry_ names where the record holds no field they would make way for, nested too', () => {
+		const record = {
+			...firm,
+			registry__proto__: 'no __proto__ field',
+			registry_id: 'no _id field',
+			_id: 'an id',
+			nested: { registry__proto__: 'no __proto__ here', error: 'stays', lookup: 'stays' },
+		} as unknown as CompanyRecord;
+		expect(redactRecord(record, ['client-secret-4711'])).toStrictEqual(record);
+	});
+
 	it('moves only names that are registry, a capital, and the rest of a moved name', () => {
 		const record = {
 			...firm,

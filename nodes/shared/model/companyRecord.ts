@@ -31,6 +31,9 @@ const registrationDate = calendarDate.refine(
 /** "N/A" as registries write it: n/a, NA, N.A., N / A. */
 const NOT_AVAILABLE_FORMS = /^n\.?\s*\/?\s*a\.?$/i;
 
+/** Empty, or white space only. */
+export const isBlank = (text: string): boolean => text.trim() === '';
+
 /** Blank, a not-available form, or no letter or digit at all ("-", "—", "..."): no value. */
 function isPlaceholder(text: string): boolean {
 	// Blank has no letter or digit either.
@@ -60,13 +63,14 @@ export const registeredCompanySchema = z
 			),
 		status: z.enum(['Active', 'Inactive']),
 		registrationDate,
-		// "Only sometimes available": a register without one leaves the field out (4.2 rule 1), so a
-		// placeholder here is a broken record, not a missing address.
+		// "Only sometimes available": a register without one leaves the field out (4.2 rule 1), or writes it
+		// blank (as a service writes an absent text that has no omitempty): no address. A placeholder with
+		// text ('N/A', '-') is a broken record, not a missing address.
 		registeredAddress: z
 			.string()
 			.max(MAX_TEXT_CHARS, tooLong)
 			.refine(
-				(address) => !isPlaceholder(address),
+				(address) => isBlank(address) || !isPlaceholder(address),
 				`expected the address, or no registeredAddress when the register has none ('${NOT_AVAILABLE}' is for unregistered companies)`,
 			)
 			.optional(),
@@ -142,7 +146,9 @@ export function checkCompanyRecord(body: unknown, now: number = Date.now()): Rec
 				problem: `field 'registrationDate' is ${JSON.stringify(record.registrationDate)}: a date of first registration cannot be in the future`,
 			};
 		}
-		return { valid: true, record };
+		// The answer itself, not zod's copy of it: zod copies fields by assignment, and a field named
+		// `__proto__` became the copy's prototype instead of a field (lookupPipeline moves it aside).
+		return { valid: true, record: body as CompanyRecord };
 	}
 	// The body is an object and the record flat: every issue names one top-level field.
 	const issue = parsed.error.issues[0];

@@ -168,6 +168,20 @@ export function normalizeUsState(input: unknown): string {
 	return code;
 }
 
+/**
+ * Registers whose company numbers are a fixed count of digits, leading zeros written: Companies House
+ * (8 characters, 04417982), Belgium's KBO (10 digits, from 0), the Dutch KvK (8 digits). A sheet's
+ * number column (Excel's default for digits) drops the zeros, and the register answers not registered.
+ */
+const FIXED_DIGITS: Readonly<Record<string, number>> = { gb: 8, be: 10, nl: 8 };
+
+/** A Company ID given as a whole number, with the zeros its register writes and a number cannot hold. */
+function withLeadingZeros(countryCode: string, given: unknown, companyId: string): string {
+	return typeof given === 'number' && /^\d+$/.test(companyId)
+		? companyId.padStart(FIXED_DIGITS[countryCode] ?? 0, '0')
+		: companyId;
+}
+
 /** Normalises and checks one row before any request is made. Throws LookupInputError. */
 export function toLookupKey(fields: LookupFields): LookupKey {
 	const countryCode = normalizeCountry(fields.country);
@@ -182,7 +196,11 @@ export function toLookupKey(fields: LookupFields): LookupKey {
 			COMPANY_ID_ACCEPTED,
 		);
 	}
-	const companyId = fieldText('Company ID', fields.companyId, COMPANY_ID_ACCEPTED);
+	const companyId = withLeadingZeros(
+		countryCode,
+		fields.companyId,
+		fieldText('Company ID', fields.companyId, COMPANY_ID_ACCEPTED),
+	);
 	if (companyId === '') throw new LookupInputError('Company ID is empty', COMPANY_ID_ACCEPTED);
 	if (/^\.+$/.test(companyId)) {
 		// '.' and '..' would be read as path steps by every URL parser, whatever their encoding.

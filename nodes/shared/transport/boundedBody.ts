@@ -1,3 +1,5 @@
+import { parseExactJson } from './exactJson';
+
 /**
  * Answers are read as streams (n8n's `encoding: 'stream'`, which axios hands over already decompressed)
  * and only up to a cap: n8n's own request helper reads any body whole (maxContentLength Infinity), so a
@@ -113,11 +115,14 @@ function joined(chunks: Uint8Array[], size: number): Uint8Array {
 	return all;
 }
 
-/** JSON when it parses (an empty body stays ''), the text otherwise: a broken record says what it was. */
+/**
+ * JSON when it parses (an empty body stays ''), the text otherwise: a broken record says what it was.
+ * A number a double cannot hold comes as the text the registry wrote (exactJson.ts).
+ */
 function parsed(text: string): unknown {
 	if (text.trim() === '') return text;
 	try {
-		return JSON.parse(text) as unknown;
+		return parseExactJson(text);
 	} catch {
 		return text;
 	}

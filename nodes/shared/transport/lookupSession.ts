@@ -201,7 +201,7 @@ export class LookupSession {
 			return final(
 				check.valid
 					? { kind: 'record', record: check.record }
-					: failed({ kind: 'contract', problem: check.problem }),
+					: failed({ kind: 'contract', problem: check.problem, body }),
 			);
 		}
 		const retryAfterMs = () => parseRetryAfter(header(headers, 'retry-after'), this.clock.now());

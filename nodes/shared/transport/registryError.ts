@@ -19,7 +19,7 @@ export type LookupFailure =
 	/** An answer not in the Content-Encoding it names: not read, whatever it holds. */
 	| { kind: 'undecodable'; status: number; code: string }
 	/** A 200 whose body breaks the company record contract. */
-	| { kind: 'contract'; problem: string }
+	| { kind: 'contract'; problem: string; body?: unknown }
 	| { kind: 'forbidden'; body: unknown; grantedScopes?: string }
 	/**
 	 * The token was refused (401), or the request with it was too large (413, 431), for good: a token
@@ -49,6 +49,10 @@ function serverMessage(body: unknown): string | undefined {
 	if (typeof message === 'string' && message !== '') return message;
 	return typeof error === 'string' && error !== '' ? error : undefined;
 }
+
+/** A JSON object with no record field: not a record at all. */
+const holdsNoRecord = (body: unknown) =>
+	typeof body === 'object' && body !== null && !('isRegistered' in body);
 
 const seconds = (ms: number) =>
 	ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 100) / 10} s`;
@@ -206,7 +210,9 @@ export function describeFailure(
 		case 'contract':
 			return {
 				message: `The registry's answer is not a valid company record: ${safe(failure.problem)}`,
-				description: `${about}. The record was not passed on.`,
+				// An object with no record in it may be a refusal sent with 200: its reason is the one text that
+				// says what went wrong. A record's own fields are no message.
+				description: `${about}. The record was not passed on.${holdsNoRecord(failure.body) ? said(failure.body) : ''}`,
 				httpCode: '200',
 			};
 		case 'forbidden':

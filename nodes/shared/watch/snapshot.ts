@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { CompanyRecord } from '../model/companyRecord';
+import { isBlank, type CompanyRecord } from '../model/companyRecord';
 import type { LookupKey } from '../model/lookupKey';
 
 /**
@@ -73,7 +73,8 @@ export function snapshotOf(record: CompanyRecord, day: number): CompanySnapshot 
 	if (!record.isRegistered) return { s: 'N', d: day };
 	const s = record.status === 'Active' ? 'A' : 'I';
 	// Two literals, not a spread: a spread builds a scratch object per company of a 100,000-company list.
-	return record.registeredAddress !== undefined
+	// A blank address is the register's way of writing none (companyRecord.ts): remembered as none.
+	return record.registeredAddress !== undefined && !isBlank(record.registeredAddress)
 		? { s, n: record.officialName, a: record.registeredAddress, d: day }
 		: { s, n: record.officialName, d: day };
 }
@@ -96,13 +97,19 @@ export function canonicalText(text: string): string {
 		: text;
 }
 
-/** Whether two names or addresses (or their absence) read the same: the same text, or the same canonical form. */
+/**
+ * Whether two names or addresses (or their absence) read the same: the same text, or the same canonical
+ * form but for letter case. A registry that moves its names from capitals (Companies House keeps them so)
+ * to Title Case in one migration changes every company's name, and the person who gets the alert reads
+ * no change. Compared in upper case, where `ß` and `SS` are one. The canonical form keeps its case: n8n's
+ * processed-items store holds its hashes (processedItemsMemory.ts).
+ */
 export function sameText(before: string | undefined, after: string | undefined): boolean {
 	if (before === after) return true;
-	return (
-		before !== undefined && after !== undefined && canonicalText(before) === canonicalText(after)
-	);
+	return before !== undefined && after !== undefined && caseFolded(before) === caseFolded(after);
 }
+
+const caseFolded = (text: string) => canonicalText(text).toUpperCase();
 
 const statusName = (snapshot: Pick<CompanySnapshot, 's'>) =>
 	snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null;

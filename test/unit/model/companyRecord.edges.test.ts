@@ -41,8 +41,8 @@ describe('company record check, at the edges', () => {
 			`field 'registrationDate' is "1998-13-01": not a calendar date`,
 		],
 		[
-			{ ...registered, registeredAddress: '' },
-			`field 'registeredAddress' is "": expected the address, or no registeredAddress when the register has none ('N/A' is for unregistered companies)`,
+			{ ...registered, registeredAddress: '–' },
+			`field 'registeredAddress' is "–": expected the address, or no registeredAddress when the register has none ('N/A' is for unregistered companies)`,
 		],
 		[
 			{ ...registered, officialName: ' N/A ' },
@@ -212,5 +212,26 @@ describe('company record check, a record wrapped', () => {
 	it('a record with a field of its own that looks like a record is the record', () => {
 		const record = { ...registered, parent: { isRegistered: true } };
 		expect(checkCompanyRecord(record)).toEqual({ valid: true, record });
+	});
+});
+
+describe('company record check, fields a registry adds', () => {
+	it('keeps a field named __proto__ as the field it is in the answer, not as the record’s prototype', () => {
+		const body = JSON.parse(
+			`{"isRegistered":true,"officialName":"Proto Ltd","status":"Active","registrationDate":"2001-02-03","__proto__":{"polluted":true}}`,
+		) as object;
+		const check = checkCompanyRecord(body);
+		if (!check.valid) throw new Error(check.problem);
+		expect(Object.getPrototypeOf(check.record)).toBe(Object.prototype);
+		expect(Object.keys(check.record)).toEqual([
+			'isRegistered',
+			'officialName',
+			'status',
+			'registrationDate',
+			'__proto__',
+		]);
+		expect(Object.getOwnPropertyDescriptor(check.record, '__proto__')?.value).toEqual({
+			polluted: true,
+		});
 	});
 });

@@ -38,13 +38,23 @@ describe('company record check', () => {
 		},
 	);
 
-	it.each([['N/A'], ['n/a'], [''], ['   '], ['-']])(
+	it.each([['N/A'], ['n/a'], ['-'], [' - ']])(
 		'refuses a registered company whose address is %p: a register without one leaves the field out',
 		(registeredAddress) => {
 			const check = checkCompanyRecord({ ...registered, registeredAddress });
 			expect(check).toEqual({
 				valid: false,
 				problem: `field 'registeredAddress' is ${JSON.stringify(registeredAddress)}: expected the address, or no registeredAddress when the register has none ('N/A' is for unregistered companies)`,
+			});
+		},
+	);
+
+	it.each([[''], ['   '], ['\n\t']])(
+		'accepts a registered company whose address is blank (%p): no address, as one left out',
+		(registeredAddress) => {
+			expect(checkCompanyRecord({ ...registered, registeredAddress })).toEqual({
+				valid: true,
+				record: { ...registered, registeredAddress },
 			});
 		},
 	);

@@ -282,3 +282,21 @@ describe('lookup key, a country named as a US state', () => {
 		expect(() => readsState('Atlantis')).toThrow("Unknown country 'Atlantis'");
 	});
 });
+
+describe('a Company ID given as a number, for a register that writes leading zeros', () => {
+	it.each([
+		['gb', 4417982, '04417982'],
+		['gb', 0, '00000000'],
+		['gb', 12345678, '12345678'],
+		['gb', 123456789, '123456789'],
+		['be', 403170701, '0403170701'],
+		['nl', 1234567, '01234567'],
+		['de', 1234567, '1234567'],
+		['gb', 1.5, '1.5'],
+		['gb', -5, '-5'],
+		['gb', '4417982', '4417982'],
+		['nl', ' 1234567 ', '1234567'],
+	])('%s %j is looked up as %j', (country, companyId, sent) => {
+		expect(toLookupKey({ country, companyId }).companyId).toBe(sent);
+	});
+});

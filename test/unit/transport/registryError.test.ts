@@ -543,6 +543,47 @@ describe('registry error texts, whole', () => {
 			},
 		],
 		[
+			'a 200 whose object holds no record, only a reason (a refusal sent with 200)',
+			{ kind: 'contract', problem: 'x', body: { error: 'Rate limit exceeded s3cret' } },
+			null,
+			{
+				message: "The registry's answer is not a valid company record: x",
+				description:
+					'Lookup of us/C123 (state ca). The record was not passed on. The registry said: Rate limit exceeded [redacted]',
+				httpCode: '200',
+			},
+		],
+		[
+			'a broken record with a message field of its own: the record is no message',
+			{ kind: 'contract', problem: 'x', body: { isRegistered: true, message: 'Filed late' } },
+			null,
+			{
+				message: "The registry's answer is not a valid company record: x",
+				description: 'Lookup of us/C123 (state ca). The record was not passed on.',
+				httpCode: '200',
+			},
+		],
+		[
+			'a 200 whose body is text or nothing: the problem shows it already',
+			{ kind: 'contract', problem: 'x', body: 'Service busy' },
+			null,
+			{
+				message: "The registry's answer is not a valid company record: x",
+				description: 'Lookup of us/C123 (state ca). The record was not passed on.',
+				httpCode: '200',
+			},
+		],
+		[
+			'a 200 whose body is null',
+			{ kind: 'contract', problem: 'x', body: null },
+			null,
+			{
+				message: "The registry's answer is not a valid company record: x",
+				description: 'Lookup of us/C123 (state ca). The record was not passed on.',
+				httpCode: '200',
+			},
+		],
+		[
 			'403 without scopes, with a message',
 			{ kind: 'forbidden', body: { message: 'plan basic' } },
 			null,

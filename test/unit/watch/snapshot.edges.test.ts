@@ -3,6 +3,7 @@ import {
 	changeItemJson,
 	compareSnapshots,
 	dayNumber,
+	sameText,
 	isoDay,
 	snapshotOf,
 	watchKey,
@@ -51,6 +52,17 @@ describe('the snapshot of a record', () => {
 		const snapshot = snapshotOf(withoutAddress as CompanyRecord, 3);
 		expect(snapshot).toStrictEqual({ s: 'A', n: 'Alpha GmbH', d: 3 } satisfies CompanySnapshot);
 	});
+
+	it.each([[''], [' \n ']])(
+		'has no address field where the record has a blank one (%j): the register has none',
+		(registeredAddress) => {
+			expect(snapshotOf(active({ registeredAddress }), 3)).toStrictEqual({
+				s: 'A',
+				n: 'Alpha GmbH',
+				d: 3,
+			} satisfies CompanySnapshot);
+		},
+	);
 
 	it('of an unregistered company is only that, and the day', () => {
 		expect(snapshotOf(unregistered, 5)).toStrictEqual({ s: 'N', d: 5 });
@@ -312,6 +324,43 @@ describe('the JSON of a change item', () => {
 			officialName: 'Alpha GmbH',
 			registeredAddress: 'Ring 2',
 			lastCheckedOn: '1970-01-01',
+		});
+	});
+});
+
+describe('names and addresses that read the same', () => {
+	it.each([
+		['MÜLLER & SÖHNE GMBH', 'Müller & Söhne GmbH'],
+		['KÖNIGSTRASSE 12', 'Königstraße 12'],
+		['alpha gmbh', 'ALPHA GMBH'],
+		['Alpha  GmbH ', 'ALPHA GMBH'],
+	])('%j and %j: the letters alike but for their case', (before, after) => {
+		expect(sameText(before, after)).toBe(true);
+		expect(sameText(after, before)).toBe(true);
+		expect(
+			compareSnapshots(
+				{ s: 'A', n: before, a: before, d: 1 },
+				{ s: 'A', n: after, a: after, d: 2 },
+			),
+		).toBeUndefined();
+	});
+
+	it.each([
+		['Alpha GmbH', 'Alpha AG'],
+		['Alpha GmbH', undefined],
+		[undefined, 'Alpha GmbH'],
+		['Alpha GmbH', ''],
+	])('%j and %j: other letters, or none', (before, after) => {
+		expect(sameText(before, after)).toBe(false);
+	});
+
+	it('shows a change of letters as the registry sent both', () => {
+		expect(
+			compareSnapshots({ s: 'A', n: 'ALPHA GMBH', d: 1 }, { s: 'A', n: 'Alpha AG', d: 2 }),
+		).toEqual({
+			event: 'detailsChanged',
+			changedFields: ['officialName'],
+			changes: { officialName: { previous: 'ALPHA GMBH', current: 'Alpha AG' } },
 		});
 	});
 });
