@@ -36,6 +36,11 @@ describe('bareGateway503', () => {
 		['a 502 with the same page', answer(502, {}, NGINX_503_PAGE), false],
 		['a 429', answer(429, {}, ''), false],
 		['no answer', { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' }, false],
+		[
+			'a 503 in a Content-Encoding that could not be read (no answer to read)',
+			{ kind: 'undecodable', status: 503, code: 'Z_DATA_ERROR' },
+			false,
+		],
 	])('%s: %s', (_name, given, bare) => {
 		expect(bareGateway503(given)).toBe(bare);
 	});
