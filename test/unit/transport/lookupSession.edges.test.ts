@@ -201,3 +201,27 @@ describe('the token across rows', () => {
 		]);
 	});
 });
+
+describe('the breaker and the retry budget read only what tells', () => {
+	it("the retries of the few rows that keep failing at a sheet's end do not trip the breaker", async () => {
+		// 10 rows answered, then 6 that fail every try: 18 failures, of which only the 6 first tries count.
+		const { outcomes } = await run(16, ({ row }) => (row < 10 ? ok : status(500)), {
+			settings: { maxConcurrency: 1 },
+		});
+		expect(kinds(outcomes)).toEqual([
+			...Array<string>(10).fill('record'),
+			...Array<string>(6).fill('http'),
+		]);
+	});
+
+	it('an answer that could not be read (undecodable) refills no retry budget', async () => {
+		// 120 rows failing with 500s among 480 undecodable answers: the budget (500, 5 a retry) pays 100 retries.
+		const { calls } = await run(
+			600,
+			({ row }) =>
+				row % 5 === 0 ? status(500) : { kind: 'undecodable', status: 200, code: 'Z_DATA_ERROR' },
+			{ settings: { maxConcurrency: 1 } },
+		);
+		expect(calls.length - 600).toBe(100);
+	});
+});
