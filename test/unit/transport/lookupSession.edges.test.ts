@@ -225,3 +225,15 @@ describe('the breaker and the retry budget read only what tells', () => {
 		expect(calls.length - 600).toBe(100);
 	});
 });
+
+describe('a renewal', () => {
+	it('stopped while the renewing request waits its turn: not sent, the row cancelled', async () => {
+		// Max Requests per Second 1: the renewal's turn is a second after the 401; the stop comes first.
+		const { outcomes, calls } = await run(1, () => status(401), {
+			stopAfterMs: 500,
+			settings: { maxRequestsPerSecond: 1 },
+		});
+		expect(outcomes).toEqual([{ kind: 'cancelled' }]);
+		expect(calls.map((call) => call.on401)).toEqual(['answer']);
+	});
+});
