@@ -237,3 +237,18 @@ describe('a renewal', () => {
 		expect(calls.map((call) => call.on401)).toEqual(['answer']);
 	});
 });
+
+describe('a row waiting out a 429 when the execution stops', () => {
+	it('is cancelled, though the credential failed for another row meanwhile', async () => {
+		const { outcomes, calls } = await run(
+			2,
+			({ row }) =>
+				row === 0
+					? status(429, { 'retry-after': '5' })
+					: { kind: 'credential', message: 'The token endpoint rejected the Client ID' },
+			{ stopAfterMs: 1_000 },
+		);
+		expect(kinds(outcomes)).toEqual(['cancelled', 'credential']);
+		expect(calls).toHaveLength(2);
+	});
+});
