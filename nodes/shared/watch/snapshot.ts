@@ -101,15 +101,22 @@ export function canonicalText(text: string): string {
  * Whether two names or addresses (or their absence) read the same: the same text, or the same canonical
  * form but for letter case. A registry that moves its names from capitals (Companies House keeps them so)
  * to Title Case in one migration changes every company's name, and the person who gets the alert reads
- * no change. Compared in upper case, where `ß` and `SS` are one. The canonical form keeps its case: n8n's
- * processed-items store holds its hashes (processedItemsMemory.ts).
+ * no change. The canonical form keeps its case: n8n's processed-items store holds its hashes
+ * (processedItemsMemory.ts).
  */
 export function sameText(before: string | undefined, after: string | undefined): boolean {
 	if (before === after) return true;
 	return before !== undefined && after !== undefined && caseFolded(before) === caseFolded(after);
 }
 
-const caseFolded = (text: string) => canonicalText(text).toUpperCase();
+/**
+ * The one fold of letter case for names and addresses. Lower case, not upper: upper case merges different
+ * letters (`Maße` and `Masse` are both `MASSE`, Turkish `ı` and `i` both `I`), hiding a real change; lower
+ * case keeps `ß` and `ı` themselves and only expands `İ` (to `i` and a combining dot, apart from `i`). It
+ * knows no locale: docs/watch.md says what it reports (Turkish `BİLGİ` → `Bilgi`, Greek capitals without
+ * tonos → Title Case with it).
+ */
+export const caseFolded = (text: string) => canonicalText(text).toLowerCase();
 
 const statusName = (snapshot: Pick<CompanySnapshot, 's'>) =>
 	snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null;

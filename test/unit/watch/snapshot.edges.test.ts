@@ -3,6 +3,7 @@ import {
 	changeItemJson,
 	compareSnapshots,
 	dayNumber,
+	caseFolded,
 	sameText,
 	isoDay,
 	snapshotOf,
@@ -331,7 +332,7 @@ describe('the JSON of a change item', () => {
 describe('names and addresses that read the same', () => {
 	it.each([
 		['MÜLLER & SÖHNE GMBH', 'Müller & Söhne GmbH'],
-		['KÖNIGSTRASSE 12', 'Königstraße 12'],
+		['KÖNIGSTRAẞE 12', 'Königstraße 12'],
 		['alpha gmbh', 'ALPHA GMBH'],
 		['Alpha  GmbH ', 'ALPHA GMBH'],
 	])('%j and %j: the letters alike but for their case', (before, after) => {
@@ -362,5 +363,54 @@ describe('names and addresses that read the same', () => {
 			changedFields: ['officialName'],
 			changes: { officialName: { previous: 'ALPHA GMBH', current: 'Alpha AG' } },
 		});
+	});
+});
+
+// The watch compares names and addresses case-folded: a change of letter case alone is no change, a
+// change of letters still is. Upper case is no fold (review, session 41): it wrote Maße and Masse both
+// MASSE, and Turkish dotless ı and dotted i both I, hiding a real change. Lower case keeps them apart.
+
+describe('sameText: a change of letters is still a change', () => {
+	it.each([
+		// Maße (dimensions) and Masse (mass) are different German words.
+		['Maße GmbH', 'Masse GmbH'],
+		// Turkish dotless ı and dotted i are different letters.
+		['Kırmızı Ltd. Şti.', 'Kirmizi Ltd. Şti.'],
+		['Müller AG', 'Muller AG'],
+	])('%j and %j differ', (before, after) => {
+		expect(sameText(before, after)).toBe(false);
+	});
+});
+
+describe('sameText: a change of letter case alone is no change', () => {
+	it.each([
+		['MÜLLER & SÖHNE GMBH', 'Müller & Söhne GmbH'],
+		['Maße GmbH', 'MAßE GMBH'],
+		['Kırmızı Ltd.', 'KıRMıZı LTD.'],
+		['ΟΔΟΣ ΑΘΗΝΑΣ', 'οδος αθηνας'],
+	])('%j and %j read the same', (before, after) => {
+		expect(sameText(before, after)).toBe(true);
+	});
+
+	it('folds letter case only, keeping every letter (ß and ı stay themselves)', () => {
+		expect(caseFolded('MAßE Kırmızı')).toBe('maße kırmızı');
+	});
+});
+
+// The fold is not locale-aware (docs/watch.md): a Turkish register's capitals with İ moved to Title Case,
+// and Greek capitals written without the tonos their lower case carries, read as a change. The reviewer's
+// cases, kept as the documented behaviour.
+describe('sameText: what a fold that knows no locale reports (documented)', () => {
+	it.each([
+		// İ lower-cases to i and a combining dot: not the i of Bilgi.
+		['BİLGİ TEKNOLOJİ A.Ş.', 'Bilgi Teknoloji A.Ş.'],
+		// A diacritic is a letter's change: ΑΘΗΝΑΣ is not Αθηνάς to a fold.
+		['ΟΔΟΣ ΑΘΗΝΑΣ 12', 'Οδός Αθηνάς 12'],
+		// SS in capitals may be ß or ss: a fold cannot tell (Maße and Masse), so the move is reported.
+		['KÖNIGSTRASSE 12', 'Königstraße 12'],
+		// ı's capital is I to a Turkish reader, and i's to a fold that knows no locale.
+		['KIRMIZI LTD.', 'Kırmızı Ltd.'],
+	])('%j and %j are reported as a change', (before, after) => {
+		expect(sameText(before, after)).toBe(false);
 	});
 });
