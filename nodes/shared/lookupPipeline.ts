@@ -376,11 +376,13 @@ const RECORD_FIELDS = new Set([
  * Names an item needs for itself: `error` is n8n's mark of a failed item (Retry On Fail would run the
  * node again for it, each row looked up anew), `lookup` holds the lookup key. A registry's field of that
  * name passes on as `registryError`, `registryLookup`; one already named so moves on again, and so on.
- * `__proto__` no object holds as a plain field anywhere: any code that copies an item by assignment (n8n's
- * deepCopy) makes its value the copy's prototype, so it passes on as `registry__proto__`, nested too.
+ * `__proto__`, `constructor` and `prototype` n8n's deepCopy (every node that copies its input items)
+ * skips at every depth, dropping the field in the next node: they pass on as `registry__proto__`,
+ * `registryConstructor`, `registryPrototype`, nested too.
  */
-const ITEM_FIELDS = new Set(['error', 'lookup', '__proto__']);
-const NESTED_FIELDS = new Set(['__proto__']);
+const COPY_SKIPPED_FIELDS = ['__proto__', 'constructor', 'prototype'];
+const ITEM_FIELDS = new Set(['error', 'lookup', ...COPY_SKIPPED_FIELDS]);
+const NESTED_FIELDS = new Set(COPY_SKIPPED_FIELDS);
 const aside = (name: string) => `registry${name[0].toUpperCase()}${name.slice(1)}`;
 
 /** A field's name on the item: moved aside where the item (`taken`), or a field moved aside, takes it. */

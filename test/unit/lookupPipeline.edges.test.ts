@@ -1,4 +1,4 @@
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { deepCopy, NodeApiError, NodeOperationError, type IDataObject } from 'n8n-workflow';
 
 import { standInNode } from '../../harness/standInNode';
 import {
@@ -395,6 +395,31 @@ describe('a record on its way to an output, at depth', () => {
 			error: 'nested error',
 			registryRegistry__proto__: 'n',
 		});
+	});
+
+	// n8n's deepCopy (every node that copies its input items) skips __proto__, constructor and prototype at
+	// every depth (n8n-workflow utils.js reservedCopyKeys): a field of such a name was dropped in the next node.
+	it('moves fields named constructor and prototype aside too, at the top and nested: the next node copies them', () => {
+		const record = JSON.parse(
+			JSON.stringify({
+				...firm,
+				constructor: 'C-1',
+				prototype: 'P-0',
+				registryConstructor: 'kept',
+				filing: { prototype: 'P-1', constructor: { x: 1 }, __proto__x: 'X' },
+			}).replace('__proto__x', '__proto__'),
+		) as CompanyRecord;
+		const item = redactRecord(record, ['client-secret-4711']);
+		expect(item).toStrictEqual({
+			...firm,
+			registryConstructor: 'C-1',
+			registryPrototype: 'P-0',
+			registryRegistryConstructor: 'kept',
+			filing: { registryPrototype: 'P-1', registryConstructor: { x: 1 }, registry__proto__: 'X' },
+		});
+		const copied = JSON.stringify(deepCopy(item as unknown as IDataObject));
+		for (const value of ['"C-1"', '"P-0"', '"kept"', '"P-1"', '{"x":1}', '"X"'])
+			expect(copied).toContain(value);
 	});
 
 	it('keeps registry_ names where the record holds no field they would make way for, nested too', () => {

@@ -10,6 +10,9 @@ import { scriptedRegistryEachTest, type ScriptedRegistry } from '../../support/s
 // the item without a word, and its value became what the item inherits. An own field of that name would
 // do the same in the next node that copies an item by assignment (n8n's deepCopy does). It moves aside as
 // `registry__proto__`, as `error` and `lookup` move aside as `registryError` and `registryLookup`.
+// Review (session 41): n8n's deepCopy skips `constructor` and `prototype` too, at every depth
+// (reservedCopyKeys): a field so named was dropped in the next node. They move aside as
+// `registryConstructor` and `registryPrototype`.
 
 function raw(response: ServerResponse, text: string) {
 	response.writeHead(200, {
@@ -23,7 +26,8 @@ const RECORD_TEXT =
 	'{"isRegistered":true,"officialName":"Scripted GmbH","status":"Active",' +
 	'"registrationDate":"2001-02-03","registeredAddress":"Musterweg 1, Berlin",' +
 	'"__proto__":{"polluted":"top"},"registry__proto__":"kept",' +
-	'"filing":{"__proto__":{"polluted":"nested"},"year":2020}}';
+	'"constructor":"C-1","prototype":{"p":1},' +
+	'"filing":{"__proto__":{"polluted":"nested"},"constructor":"C-2","prototype":"P-2","year":2020}}';
 
 describe('a registry whose records carry a field named __proto__', () => {
 	let registry: ScriptedRegistry;
@@ -45,10 +49,18 @@ describe('a registry whose records carry a field named __proto__', () => {
 		expect(Object.hasOwn(item, '__proto__')).toBe(false);
 		expect(item.registry__proto__).toEqual({ polluted: 'top' });
 		expect(item.registryRegistry__proto__).toBe('kept');
+		expect(Object.hasOwn(item, 'constructor')).toBe(false);
+		expect(item.registryConstructor).toBe('C-1');
+		expect(item.registryPrototype).toEqual({ p: 1 });
 		const filing = item.filing as object;
 		expect(Object.getPrototypeOf(filing)).toBe(Object.prototype);
 		expect(Object.hasOwn(filing, '__proto__')).toBe(false);
-		expect(filing).toEqual({ registry__proto__: { polluted: 'nested' }, year: 2020 });
+		expect(filing).toEqual({
+			registry__proto__: { polluted: 'nested' },
+			registryConstructor: 'C-2',
+			registryPrototype: 'P-2',
+			year: 2020,
+		});
 		expect(({} as { polluted?: string }).polluted).toBeUndefined();
 	});
 });
