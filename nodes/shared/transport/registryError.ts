@@ -2,7 +2,7 @@ import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
 import type { LookupKey } from '../model/lookupKey';
 import { kilobytes } from './boundedBody';
-import { displayUrl, serverText } from './serverText';
+import { displayUrl, serverMessage, serverText } from './serverText';
 
 /** A failed lookup as the transport saw it. */
 export type LookupFailure =
@@ -40,14 +40,6 @@ export interface ErrorContext {
 	maxRateLimitWaitMs: number;
 	/** Secrets that server text must never carry into a message: the client secret, the tokens. */
 	secrets: ReadonlyArray<string | undefined>;
-}
-
-function serverMessage(body: unknown): string | undefined {
-	if (typeof body === 'string' && body.trim() !== '') return body;
-	if (typeof body !== 'object' || body === null) return undefined;
-	const { message, error } = body as { message?: unknown; error?: unknown };
-	if (typeof message === 'string' && message !== '') return message;
-	return typeof error === 'string' && error !== '' ? error : undefined;
 }
 
 /** A JSON object with no record field: not a record at all. */

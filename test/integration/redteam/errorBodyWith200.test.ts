@@ -38,6 +38,10 @@ describe('a registry that answers a refusal with 200 and its reason in the body'
 
 	it.each([
 		[{ error: 'Rate limit exceeded' }, 'Rate limit exceeded'],
+		// Review (session 41): the common envelopes nest the reason one level down.
+		[{ error: { code: 429, message: 'Rate limit exceeded' } }, 'Rate limit exceeded'],
+		[{ errors: [{ message: 'Rate limit exceeded' }] }, 'Rate limit exceeded'],
+		[{ title: 'Too Many Requests', detail: 'Plan quota spent' }, 'Plan quota spent'],
 		[
 			{ status: 'failed', message: 'Your plan does not include company data' },
 			'Your plan does not include company data',

@@ -690,6 +690,46 @@ describe('what the registry said, and what n8n keeps of the error', () => {
 			{ message: 7, error: 'boom' },
 			' The registry said: boom',
 		],
+		// The common JSON error envelopes nest the reason (Google's style, GraphQL, JSON:API, RFC 9457).
+		[
+			'a nested error object with a code',
+			{ error: { code: 429, message: 'Rate limit exceeded' } },
+			' The registry said: Rate limit exceeded',
+		],
+		[
+			'a list of errors: the first',
+			{ errors: [{ message: 'Rate limit exceeded' }, { message: 'second' }] },
+			' The registry said: Rate limit exceeded',
+		],
+		[
+			'a JSON:API list of errors: its detail',
+			{ errors: [{ status: '429', title: 'Too Many Requests', detail: 'Plan quota spent' }] },
+			' The registry said: Plan quota spent',
+		],
+		[
+			'problem details (RFC 9457): the detail',
+			{ type: 'about:blank', title: 'Service Unavailable', detail: 'Down for maintenance' },
+			' The registry said: Down for maintenance',
+		],
+		[
+			'problem details without detail: the title',
+			{ title: 'Service Unavailable' },
+			' The registry said: Service Unavailable',
+		],
+		[
+			'a top-level message before a nested one',
+			{ message: 'top', error: { message: 'nested' } },
+			' The registry said: top',
+		],
+		['a nested error without text is not quoted', { error: { code: 503 } }, ''],
+		['an empty list of errors is not quoted', { errors: [] }, ''],
+		[
+			'a list of errors that are text: the first',
+			{ errors: ['first', 'second'] },
+			' The registry said: first',
+		],
+		// One level only: the reason is where the envelopes put it, not searched for.
+		['two levels down is not read', { error: { error: { message: 'deep' } } }, ''],
 		['no body at all', undefined, ''],
 		['a number as the body', 503, ''],
 	])('%s', (_label, body, said) => {
