@@ -14,6 +14,7 @@ export const OUTCOME_MODULES = [
 	'nodes/shared/model/lookupKey.ts',
 	'nodes/shared/watch/*.ts',
 	'nodes/shared/transport/registryError.ts',
+	'nodes/shared/transport/serverMessage.ts',
 	'nodes/shared/transport/accessToken.ts',
 	'nodes/shared/transport/retryPolicy.ts',
 	'nodes/shared/transport/retryDecision.ts',

@@ -43,6 +43,7 @@ export const TARGETS = {
 		'test/unit/model/stateNamedAsCountry.nfkc.test.ts',
 	],
 	'nodes/shared/transport/registryError.ts': ['test/unit/transport/registryError.test.ts'],
+	'nodes/shared/transport/serverMessage.ts': ['test/unit/transport/registryError.test.ts'],
 	'nodes/shared/transport/accessToken.ts': [
 		'test/unit/transport/accessToken.test.ts',
 		// The lookup's cancel signal handed to the token exchange (set by registryRequest.ts, read there).

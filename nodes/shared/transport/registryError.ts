@@ -2,7 +2,8 @@ import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
 import type { LookupKey } from '../model/lookupKey';
 import { kilobytes } from './boundedBody';
-import { displayUrl, serverMessage, serverText } from './serverText';
+import { serverMessage } from './serverMessage';
+import { displayUrl, serverText } from './serverText';
 
 /** A failed lookup as the transport saw it. */
 export type LookupFailure =

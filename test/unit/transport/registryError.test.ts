@@ -723,6 +723,8 @@ describe('what the registry said, and what n8n keeps of the error', () => {
 		],
 		['a nested error without text is not quoted', { error: { code: 503 } }, ''],
 		['an empty list of errors is not quoted', { errors: [] }, ''],
+		['null in the envelopes is not quoted', { error: null, errors: [null] }, ''],
+		['an empty text first in a list is not quoted', { errors: ['', 'second'] }, ''],
 		[
 			'a list of errors that are text: the first',
 			{ errors: ['first', 'second'] },
