@@ -72,7 +72,10 @@ import { canonicalText, sameText, type CompanySnapshot, type PreviousSnapshot } 
  *
  * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
  * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
- * next run would take them as known, and never report the change); a failure after the clear writes back
+ * next run would take them as known, and never report the change); where n8n would search the row too
+ * long for that (it searches it once per value: a worker's folded step 1 can record 30,000), the row is
+ * cleared instead (UNDO_MAX_SEARCHED_ENTRIES: a worker starts a new baseline, a main process falls back to
+ * the static data, which keeps the changes); a failure after the clear writes back
  * the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
  * leaves its new entries, and the changes of that run are lost for good (and the mark it asked, if the row
  * did not hold it: a later run with that static data then trusts a row another run wrote, takes a company
@@ -178,6 +181,16 @@ const BLOCK_SIZE = 10;
  * block in ten is not held.
  */
 const FOLDED_QUESTIONS_MAX_SHARE = 0.25;
+
+/**
+ * How much of the row a failed run's undo may have n8n search: values removed × the row's entries.
+ * n8n's removeProcessed searches the whole row once per value (bench/watchUndo.ts, n8n 2.41.1: 10-20 ns a
+ * value × entry, in one piece of synchronous work), so this bound is 0.5-1 s. A worker whose folded step
+ * 1 recorded the questions of a quarter of 100,000 companies would remove some 30,000 values from a row
+ * of 330,000: about 150 s, long past Bull's job lock (30 s). Past it the row is cleared instead (see
+ * ProcessedItemsMemory).
+ */
+const UNDO_MAX_SEARCHED_ENTRIES = 50_000_000;
 
 /**
  * The blocks of the companies named now: per block its entry, its companies, and where their entries lie
@@ -387,6 +400,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private notAsSaved: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
+	/** The entries the row holds, as far as this run can tell (what it names): what an undo would search. */
+	private rowLength = 0;
 	/** The blocks of the companies named now, where recall built them (a worker's run): step 3 writes them. */
 	private blocks: Blocks | undefined;
 	/**
@@ -425,6 +440,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Neither list names a company named now (the detector's and the static data's `kept` leave them out).
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])];
 		this.recordedNew = [];
+		this.rowLength =
+			entriesCount(current) + Math.ceil(current.size / BLOCK_SIZE) + 3 * absent.length;
 		const count = async () =>
 			await this.call(
 				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
@@ -758,11 +775,23 @@ export class ProcessedItemsMemory implements WatchMemory {
 
 	/**
 	 * Removes the entries this run recorded that the store did not hold (few: those of changed companies).
-	 * Best effort: the run fails with its own error either way.
+	 * Where n8n would search the row too long for them (UNDO_MAX_SEARCHED_ENTRIES), clears it instead: a
+	 * worker then starts a new baseline (this run's changes lost, none false), a main process falls back to
+	 * its static data (which this run did not save: its changes are reported next run). Best effort: the run
+	 * fails with its own error either way.
 	 */
 	private async undoRecorded(): Promise<void> {
+		const values = this.recordedNew.length;
+		if (values === 0) return;
+		const row = Math.min(this.rowLength + values, STORE_OPTIONS.maxEntries!);
+		if (values * row > UNDO_MAX_SEARCHED_ENTRIES) {
+			await this.call(
+				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
+			).catch(() => undefined);
+			return;
+		}
 		const { removeProcessed } = this.store;
-		if (this.recordedNew.length === 0 || !removeProcessed) return;
+		if (!removeProcessed) return;
 		await this.call(
 			async () => await removeProcessed(this.recordedNew, 'node', STORE_OPTIONS),
 		).catch(() => undefined);

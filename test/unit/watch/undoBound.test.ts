@@ -1,0 +1,80 @@
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CheckedCompany } from '../../../nodes/shared/watch/detector';
+import { company, helpersOf, type StoreMethod } from './storeFixtures';
+import { runOnStore } from './storeRun';
+
+// A run that fails after step 1 takes back the entries it recorded. n8n's removeProcessed searches the
+// whole row once per value: a worker whose folded step 1 recorded thousands of entries (questions of a
+// quarter of its companies) would search a row of tens of thousands that many times (at 100,000 companies:
+// minutes of synchronous work in the worker, its job lock lost). Past the bound the row is cleared instead.
+
+const COMPANIES = 6_000;
+// A quarter of the companies changed: a worker folds step 2's questions into step 1's call.
+const CHANGED = 1_500;
+// A main process whose row holds its mark asks no questions of them: its undo is their status entries alone.
+const CHANGED_ON_MAIN = 3_000;
+
+const checked = (changedCount: number): CheckedCompany[] =>
+	Array.from({ length: COMPANIES }, (_, index) => ({
+		key: { countryCode: 'de', companyId: `HRB${index}` },
+		record: company(index < changedCount ? 'Inactive' : 'Active'),
+		itemIndex: index,
+	}));
+
+/** The store, each removeProcessed's values kept, and the first clear (and its one retry) failing. */
+function storeFailingAtClear() {
+	const store = new HarnessStore();
+	const removed: string[][] = [];
+	const calls: string[] = [];
+	let clears = 0;
+	let failing = false;
+	const helpers = helpersOf(store, {
+		calls,
+		withRemove: true,
+		removed,
+		fails: (method: StoreMethod) => {
+			if (!failing || method !== 'clearAllProcessedItems') return undefined;
+			clears += 1;
+			return clears <= 2 ? new Error('deadlock detected') : undefined;
+		},
+	});
+	return { store, helpers, removed, calls, failAtClear: () => (failing = true) };
+}
+
+const events = (found: Awaited<ReturnType<typeof runOnStore>>['found']) =>
+	found.map((change) => change.change.event);
+
+describe("a failed run's undo past its bound", () => {
+	it('on a worker: the row is cleared, not searched value by value; the next runs start a new baseline and report nothing', async () => {
+		const { store, helpers, removed, calls, failAtClear } = storeFailingAtClear();
+		await runOnStore(helpers, undefined, checked(0), [], 1);
+		failAtClear();
+		await expect(runOnStore(helpers, undefined, checked(CHANGED), [], 2)).rejects.toThrow(
+			'deadlock detected',
+		);
+		expect(removed).toEqual([]);
+		expect(calls.slice(-3)).toEqual(['clear', 'clear', 'clear']);
+		expect(store.entriesOf('w', 'n')).toBe(0);
+		expect(events((await runOnStore(helpers, undefined, checked(CHANGED), [], 3)).found)).toEqual(
+			[],
+		);
+		expect(events((await runOnStore(helpers, undefined, checked(CHANGED), [], 4)).found)).toEqual(
+			[],
+		);
+	});
+
+	it('on a main process: the row is cleared, and the next run reports the change from its static data', async () => {
+		const { helpers, removed, failAtClear } = storeFailingAtClear();
+		const { data } = await runOnStore(helpers, {}, checked(0), [], 1);
+		failAtClear();
+		await expect(runOnStore(helpers, data, checked(CHANGED_ON_MAIN), [], 2)).rejects.toThrow(
+			'deadlock detected',
+		);
+		expect(removed).toEqual([]);
+		const next = await runOnStore(helpers, data, checked(CHANGED_ON_MAIN), [], 3);
+		expect(events(next.found)).toEqual(Array<string>(CHANGED_ON_MAIN).fill('turnedInactive'));
+		expect(
+			events((await runOnStore(helpers, next.data, checked(CHANGED_ON_MAIN), [], 4)).found),
+		).toEqual([]);
+	});
+});
