@@ -400,7 +400,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private notAsSaved: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
-	/** The entries the row holds, as far as this run can tell (what it names): what an undo would search. */
+	/**
+	 * The entries the row holds, as far as this run can tell: three a company named (a status alone where
+	 * not registered), a block per 10, three a company not named. What an undo would search (a row holding
+	 * companies no longer named is longer, up to the store's capacity).
+	 */
 	private rowLength = 0;
 	/** The blocks of the companies named now, where recall built them (a worker's run): step 3 writes them. */
 	private blocks: Blocks | undefined;
@@ -440,8 +444,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Neither list names a company named now (the detector's and the static data's `kept` leave them out).
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])];
 		this.recordedNew = [];
-		this.rowLength =
-			entriesCount(current) + Math.ceil(current.size / BLOCK_SIZE) + 3 * absent.length;
+		this.rowLength = entriesCount(current) + current.size / BLOCK_SIZE + 3 * absent.length;
 		const count = async () =>
 			await this.call(
 				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),

@@ -77,4 +77,41 @@ describe("a failed run's undo past its bound", () => {
 			events((await runOnStore(helpers, next.data, checked(CHANGED_ON_MAIN), [], 4)).found),
 		).toEqual([]);
 	});
+
+	// Straddling the bound: a worker with a quarter of its companies changed and 100 named in no row (their
+	// statuses asked), the row estimated as three entries a company named, a block per 10 and the values
+	// recorded. 3,800: 3,245 values × 15,325 entries, 0.5% under; 3,820: 3,261 × 15,403, 0.5% over.
+	it.each([
+		[3_800, 950, false],
+		[3_820, 955, true],
+	])(
+		'on a worker of %i companies, %i changed: the row cleared %s',
+		async (companies, changed, cleared) => {
+			const { store, helpers, removed, failAtClear } = storeFailingAtClear();
+			const key = (index: number) => ({ countryCode: 'de', companyId: `HRB${index}` });
+			const named = (changedCount: number): CheckedCompany[] =>
+				Array.from({ length: companies }, (_, index) => ({
+					key: key(index),
+					record: company(index < changedCount ? 'Inactive' : 'Active'),
+					itemIndex: index,
+				}));
+			const notNamed = Array.from({ length: 100 }, (_, index) => key(companies + index));
+			await runOnStore(helpers, undefined, named(0), [], 1);
+			const before = store.entriesOf('w', 'n');
+			failAtClear();
+			await expect(runOnStore(helpers, undefined, named(changed), notNamed, 2)).rejects.toThrow(
+				'deadlock detected',
+			);
+			if (cleared) {
+				expect(removed).toEqual([]);
+				expect(store.entriesOf('w', 'n')).toBe(0);
+			} else {
+				expect(removed.map((values) => values.length)).toEqual([3_245]);
+				// The row as the last run left it: the change is reported next run.
+				expect(store.entriesOf('w', 'n')).toBe(before);
+				const next = await runOnStore(helpers, undefined, named(changed), [], 3);
+				expect(events(next.found)).toEqual(Array<string>(changed).fill('turnedInactive'));
+			}
+		},
+	);
 });
