@@ -101,15 +101,16 @@ export function canonicalText(text: string): string {
  * Whether two names or addresses (or their absence) read the same: the same text, or the same canonical
  * form but for letter case. A registry that moves its names from capitals (Companies House keeps them so)
  * to Title Case in one migration changes every company's name, and the person who gets the alert reads
- * no change. Compared in upper case, where `ß` and `SS` are one. The canonical form keeps its case: n8n's
- * processed-items store holds its hashes (processedItemsMemory.ts).
+ * no change. Compared in upper case, where `ß` and `SS` are one; n8n's processed-items store holds the
+ * hashes of that form (processedItemsMemory.ts).
  */
 export function sameText(before: string | undefined, after: string | undefined): boolean {
 	if (before === after) return true;
 	return before !== undefined && after !== undefined && caseFolded(before) === caseFolded(after);
 }
 
-const caseFolded = (text: string) => canonicalText(text).toUpperCase();
+/** The form `sameText` compares: canonical, in upper case. */
+export const caseFolded = (text: string) => canonicalText(text).toUpperCase();
 
 const statusName = (snapshot: Pick<CompanySnapshot, 's'>) =>
 	snapshot.s === 'A' ? 'Active' : snapshot.s === 'I' ? 'Inactive' : null;
