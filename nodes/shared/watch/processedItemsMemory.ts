@@ -160,10 +160,10 @@ const addressEntry = (id: string, address: string | undefined) =>
 function earlierEntries(id: string, field: TextField, text: string | undefined): string[] {
 	if (text === undefined) return [];
 	const folded = caseFolded(text);
-	const canonical = canonicalText(text);
 	const entries: string[] = [];
-	if (canonical !== folded) entries.push(entry(id, field, canonical));
-	if (text !== canonical && text !== folded) entries.push(entry(id, field, text));
+	// This version's form is asked apart: asked again here, step 2 would find it held (step 1 recorded it).
+	for (const form of new Set([canonicalText(text), text]))
+		if (form !== folded) entries.push(entry(id, field, form));
 	return entries;
 }
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */

@@ -194,6 +194,15 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['reregistered']);
 	});
 
+	it('a rename in capitals is reported: its new name is not asked again as an earlier form (step 1 recorded it)', async () => {
+		const watch = worker();
+		await watch.run([registered('Active', 'ALPHA GMBH', 'HAUPTSTR. 1')]);
+		expect(
+			(await watch.run([registered('Active', 'BETA AG', 'RING 2')])).map((found) => found.fields),
+		).toEqual([['officialName', 'registeredAddress']]);
+		expect(watch.calls).toEqual(['record 1', 'count', 'record 3', 'record 4', 'clear', 'record 4']);
+	});
+
 	it("a company that could not be checked says nothing of another's details: a rename meanwhile is reported", async () => {
 		const watch = worker();
 		await watch.run([A, A]);
@@ -668,6 +677,17 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		expect(watch.entries()).toBe(128);
 		expect(await watch.run(withOne(12, registered('Inactive')))).toEqual([]);
 		expect(watch.calls).toEqual(['record 5', 'count']);
+	});
+
+	it('names and addresses in capitals (as Companies House keeps them): no earlier form to ask', async () => {
+		const watch = worker();
+		const inCapitals = registered('Active', 'ALPHA GMBH', 'HAUPTSTR. 1');
+		await watch.run(Array<CompanyRecord>(41).fill(inCapitals));
+		const records = Array<CompanyRecord>(41).fill(inCapitals);
+		records[12] = registered('Inactive', 'ALPHA GMBH', 'HAUPTSTR. 1');
+		expect((await watch.run(records)).map((found) => found.event)).toEqual(['turnedInactive']);
+		// The 30 entries of the second block, 2 other statuses and 1 details question of each.
+		expect(watch.calls).toEqual(['record 5', 'record 60', 'clear', 'record 128']);
 	});
 
 	it('more than a quarter asked: step 2 a call of its own, for the changed companies alone', async () => {
