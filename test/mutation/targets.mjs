@@ -117,6 +117,9 @@ export const TARGETS = {
 	'nodes/shared/transport/lookupSession.ts': [
 		// What each kind of answer makes of its row; the token, the retry budget, the credential read again.
 		'test/unit/transport/lookupSession.test.ts',
+		// Its edges the mutation run showed untold: a stop while lookups queue, the controller let go of,
+		// the wait budget against the controller's pause, stale 401s, late refusals.
+		'test/unit/transport/lookupSession.edges.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
 		// A gateway's bare 503 the controller reads as its limit's: waited out, not an outage's attempt.

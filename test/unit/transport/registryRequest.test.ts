@@ -40,10 +40,13 @@ function standIn(
 		timeoutMs = 5_000,
 		execution,
 		tokenExchange = async () => ({ access_token: 'new' }),
+		stored = credential,
 	}: {
 		timeoutMs?: number;
 		execution?: AbortController;
 		tokenExchange?: (options: IHttpRequestOptions) => Promise<unknown>;
+		/** The credential as n8n hands it (the stored one unless said). */
+		stored?: Record<string, unknown>;
 	} = {},
 ) {
 	const sent: Sent[] = [];
@@ -70,7 +73,7 @@ function standIn(
 	const request = registryRequest(
 		context as never,
 		{ baseUrl: BASE_URL, timeoutMs },
-		credential as unknown as ICredentialsDecrypted,
+		stored as unknown as ICredentialsDecrypted,
 	);
 	return { request, sent, exchanges };
 }
@@ -108,7 +111,7 @@ describe('what a lookup asks n8n for', () => {
 	it('no state or language: none in the query; to renew, the token refusals are left to n8n', async () => {
 		const { request, sent } = standIn(async () => full(200, jsonBody({})));
 		await request(KEY, 'renew');
-		expect(sent[0].request.qs).toEqual({});
+		expect(Object.keys(sent[0].request.qs ?? { missing: true })).toEqual([]);
 		expect(sent[0].request.ignoreHttpStatusErrors).toEqual({
 			ignore: true,
 			except: [401, 413, 431],
@@ -133,6 +136,22 @@ describe('an answer n8n hands back', () => {
 			kind: 'response',
 			status,
 			tokenBytes: TOKEN.length,
+		});
+	});
+
+	it.each([
+		['holds no token yet', { ...credential, data: {} }],
+		['holds no data at all', { ...credential, data: undefined }],
+	])('a 413 when the credential %s: a token of 0 bytes', async (_case, stored) => {
+		const { request } = standIn(async () => full(413, jsonBody({})), { stored });
+		expect(await request(KEY, 'answer')).toMatchObject({ status: 413, tokenBytes: 0 });
+	});
+
+	it('a success in plain text with no Content-Encoding is read as it is', async () => {
+		expect(await answerTo(async () => full(200, 'not json'))).toMatchObject({
+			kind: 'response',
+			status: 200,
+			body: 'not json',
 		});
 	});
 
@@ -452,6 +471,23 @@ describe('the deadline (Request Timeout) and the execution stopped', () => {
 			reason: 'timeout',
 			code: 'ETIMEDOUT',
 		});
+	});
+
+	it('a request that never settles, not even when aborted: timed out at the deadline all the same', async () => {
+		const { request } = standIn(async () => await new Promise(() => {}), { timeoutMs: 20 });
+		expect(await request(KEY, 'answer')).toEqual({
+			kind: 'no-response',
+			reason: 'timeout',
+			code: 'ETIMEDOUT',
+		});
+	});
+
+	it("the execution's abort listener is removed after the request", async () => {
+		const execution = new AbortController();
+		const removed = jest.spyOn(execution.signal, 'removeEventListener');
+		const { request } = standIn(async () => full(200, jsonBody({})), { execution });
+		await request(KEY, 'answer');
+		expect(removed).toHaveBeenCalledWith('abort', expect.any(Function));
 	});
 
 	it("the execution's signal is let go of after the request", async () => {
