@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import type { DeduplicationHelperFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 
 import type { Recollection, Recollections, RowMark, StaticDataMemory, WatchMemory } from './memory';
-import { canonicalText, sameText, type CompanySnapshot, type PreviousSnapshot } from './snapshot';
+import {
+	canonicalText,
+	caseFolded,
+	sameText,
+	type CompanySnapshot,
+	type PreviousSnapshot,
+} from './snapshot';
 
 /**
  * The watch's memory in n8n's processed-items store (the deduplication helpers, kept in n8n's database).
@@ -65,14 +71,21 @@ import { canonicalText, sameText, type CompanySnapshot, type PreviousSnapshot } 
  * entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
  * before. A row too long for the store's capacity gets no mark (n8n would trim what the mark vouches for).
  *
- * Names and addresses are written in their canonical form (snapshot.ts: the same text in another form is
- * no change); earlier versions wrote them as they came. Step 2 asks a name or address that step 1 found not
- * held in the form it came in too, where that differs: held, so is the field, and a company whose registry
- * keeps sending one form reports nothing on the first run after the upgrade (its row is then written anew).
+ * Names and addresses are written in their canonical form, case-folded (snapshot.ts: the same text in
+ * another form or another letter case is no change, as `sameText` compares); the version before wrote the
+ * canonical form with its case, earlier ones the text as it came. Step 2 asks a name or address that step 1
+ * found not held in those forms too, where they differ: held, so is the field, and a company whose registry
+ * keeps sending one text reports nothing on the first run after the upgrade (its row is then written anew;
+ * a worker's blocks are not held then, so it asks every company once). Left: a worker's first run after the
+ * upgrade on a registry that changed only the letter case that day reports a detailsChanged (the row
+ * holds the old case, which it cannot ask).
  *
  * A run that fails leaves the store as the last successful run left it, as far as it can: steps 1 and 2
  * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
- * next run would take them as known, and never report the change); a failure after the clear writes back
+ * next run would take them as known, and never report the change); where n8n would search the row too
+ * long for that (it searches it once per value: a worker's folded step 1 can record 30,000), the row is
+ * cleared instead (UNDO_MAX_SEARCHED_ENTRIES: a worker starts a new baseline, a main process falls back to
+ * the static data, which keeps the changes); a failure after the clear writes back
  * the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
  * leaves its new entries, and the changes of that run are lost for good (and the mark it asked, if the row
  * did not hold it: a later run with that static data then trusts a row another run wrote, takes a company
@@ -131,18 +144,28 @@ const sameSnapshot = (before: Omit<CompanySnapshot, 'd'>, after: Omit<CompanySna
 	before.s === after.s && sameText(before.n, after.n) && sameText(before.a, after.a);
 
 type TextField = 'name' | 'address';
-/** A name or address in the form this version writes: its canonical form (snapshot.ts says why). */
-const canonicalOf = (text: string | undefined) =>
-	text === undefined ? undefined : canonicalText(text);
-const nameEntry = (id: string, name: string | undefined) => entry(id, 'name', canonicalOf(name));
-const addressEntry = (id: string, address: string | undefined) =>
-	entry(id, 'address', canonicalOf(address));
 /**
- * The entry earlier versions wrote of a name or address, the text as it came, where it is not this
- * version's: a row they wrote holds it, and a company whose registry sends that form is unchanged.
+ * A name or address in the form this version writes: canonical and case-folded, the form `sameText`
+ * compares (snapshot.ts says why): a registry that changes only the letter case changes no entry.
  */
-const asCameEntry = (id: string, field: TextField, text: string | undefined) =>
-	text !== undefined && canonicalText(text) !== text ? entry(id, field, text) : undefined;
+const foldedOf = (text: string | undefined) => (text === undefined ? undefined : caseFolded(text));
+const nameEntry = (id: string, name: string | undefined) => entry(id, 'name', foldedOf(name));
+const addressEntry = (id: string, address: string | undefined) =>
+	entry(id, 'address', foldedOf(address));
+/**
+ * The entries earlier versions wrote of a name or address, where they are not this version's: the
+ * canonical form with its letter case (the version before), and the text as it came (the ones before
+ * it). A row they wrote holds one of them, and a company whose registry sends that text is unchanged.
+ */
+function earlierEntries(id: string, field: TextField, text: string | undefined): string[] {
+	if (text === undefined) return [];
+	const folded = caseFolded(text);
+	const entries: string[] = [];
+	// This version's form is asked apart: asked again here, step 2 would find it held (step 1 recorded it).
+	for (const form of new Set([canonicalText(text), text]))
+		if (form !== folded) entries.push(entry(id, field, form));
+	return entries;
+}
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */
 const detailsUnknownEntry = (id: string) => entry(id, 'details', 'unknown');
 
@@ -180,6 +203,16 @@ const BLOCK_SIZE = 10;
 const FOLDED_QUESTIONS_MAX_SHARE = 0.25;
 
 /**
+ * How much of the row a failed run's undo may have n8n search: values removed × the row's entries.
+ * n8n's removeProcessed searches the whole row once per value (bench/watchUndo.ts, n8n 2.41.1: 10-20 ns a
+ * value × entry, in one piece of synchronous work), so this bound is 0.5-1 s. A worker whose folded step
+ * 1 recorded the questions of a quarter of 100,000 companies would remove some 30,000 values from a row
+ * of 330,000: about 150 s, long past Bull's job lock (30 s). Past it the row is cleared instead (see
+ * ProcessedItemsMemory).
+ */
+const UNDO_MAX_SEARCHED_ENTRIES = 50_000_000;
+
+/**
  * The blocks of the companies named now: per block its entry, its companies, and where their entries lie
  * in it (step 3 writes each block before them; the entries are cut out of the block, not made again).
  */
@@ -203,9 +236,9 @@ function pushEntriesText(
 	pushBoundedEntry(parts, bounds, id, 'status', snapshot.s);
 	if (snapshot.s === 'N') return;
 	parts.push(',');
-	pushBoundedEntry(parts, bounds, id, 'name', canonicalOf(snapshot.n));
+	pushBoundedEntry(parts, bounds, id, 'name', foldedOf(snapshot.n));
 	parts.push(',');
-	pushBoundedEntry(parts, bounds, id, 'address', canonicalOf(snapshot.a));
+	pushBoundedEntry(parts, bounds, id, 'address', foldedOf(snapshot.a));
 }
 
 function pushBoundedEntry(
@@ -348,7 +381,7 @@ const allHeld = (held: Held) => held.status && held.name && held.address;
 /**
  * Step 2's questions asked in step 1's call (a worker's, `folded` in recall): of each company asked, the
  * statuses other than its current one (the current one is among its entries), whether only its status
- * was known, and its name and address as they came where that is not their canonical form; of each
+ * was known, and its name and address in the forms earlier versions wrote (earlierEntries); of each
  * company not named and unknown to the static data, every status. n8n answers a call from the row as it
  * was before it, so each is answered as step 2 would be, and every question step 2 could ask is asked:
  * the changed companies are among those asked.
@@ -363,8 +396,7 @@ function foldedQuestions(asked: Asked, absentUnsaved: readonly string[]): string
 			['name', snapshot.n],
 			['address', snapshot.a],
 		] as const) {
-			const asItCame = asCameEntry(id, field, text);
-			if (asItCame) questions.push(asItCame);
+			questions.push(...earlierEntries(id, field, text));
 		}
 	}
 	for (const id of absentUnsaved)
@@ -387,6 +419,12 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private notAsSaved: string[] = [];
 	/** Entries this run recorded that the store did not hold: removed again if the run fails before step 3. */
 	private recordedNew: string[] = [];
+	/**
+	 * The entries the row holds, as far as this run can tell: three a company named (a status alone where
+	 * not registered), a block per 10, three a company not named. What an undo would search (a row holding
+	 * companies no longer named is longer, up to the store's capacity).
+	 */
+	private rowLength = 0;
 	/** The blocks of the companies named now, where recall built them (a worker's run): step 3 writes them. */
 	private blocks: Blocks | undefined;
 	/**
@@ -425,6 +463,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Neither list names a company named now (the detector's and the static data's `kept` leave them out).
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])];
 		this.recordedNew = [];
+		this.rowLength = entriesCount(current) + current.size / BLOCK_SIZE + 3 * absent.length;
 		const count = async () =>
 			await this.call(
 				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
@@ -537,24 +576,27 @@ export class ProcessedItemsMemory implements WatchMemory {
 		/** The companies named now whose entries were not all held, with what was. */
 		const changed = new Map<string, Held>();
 		/**
-		 * Names and addresses step 1 found not held that came in another form than the canonical one: step
-		 * 2 asks them as they came too (a row an earlier version wrote holds that form); held, so is the field.
+		 * Names and addresses step 1 found not held: step 2 asks them in the forms earlier versions wrote too
+		 * (earlierEntries: a row they wrote holds one); held, so is the field.
 		 */
 		const asCame: Array<{ entry: string; held: Held; field: TextField }> = [];
 		// Not registered: no name or address, so none asked.
 		const askAsCame = (id: string, snapshot: Omit<CompanySnapshot, 'd'>, held: Held) => {
-			const name = held.name ? undefined : asCameEntry(id, 'name', snapshot.n);
-			if (name) asCame.push({ entry: name, held, field: 'name' });
-			const address = held.address ? undefined : asCameEntry(id, 'address', snapshot.a);
-			if (address) asCame.push({ entry: address, held, field: 'address' });
+			if (!held.name)
+				for (const name of earlierEntries(id, 'name', snapshot.n))
+					asCame.push({ entry: name, held, field: 'name' });
+			if (!held.address)
+				for (const address of earlierEntries(id, 'address', snapshot.a))
+					asCame.push({ entry: address, held, field: 'address' });
 		};
+		/** A changed company whose previous snapshot the static data holds, the row being as marked. */
+		const fromNotebook = (id: string) => rowAsMarked && asInRow(id) !== undefined;
 		asked.walk(isNew, (id, now, held) => {
 			if (allHeld(held)) return;
 			changed.set(id, held);
-			askAsCame(id, now, held);
+			// Its previous snapshot is the static data's, compared as `sameText` does: no form to ask.
+			if (!fromNotebook(id)) askAsCame(id, now, held);
 		});
-		/** A changed company whose previous snapshot the static data holds, the row being as marked. */
-		const fromNotebook = (id: string) => rowAsMarked && asInRow(id) !== undefined;
 		const carriedWhole: string[] = [...absentDeferred];
 		/** Companies not named now whose details the row does not hold as the static data says: their status asked then, and whether it was held. */
 		const statusOnly = new Map<string, { asked?: CompanySnapshot['s']; held: boolean }>();
@@ -571,11 +613,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// 2. For the rest: the statuses that may have been, whether only the status was known, and the
 		// static data's name and address where they are not the current ones.
 		const questions: string[] = [];
-		/** The static data's name or address, in both forms where they differ (an earlier version's row holds it as it came). */
+		/** The static data's name or address, in this version's form and the earlier ones' (their rows hold those). */
 		const askOld = (id: string, field: TextField, text: string | undefined) => {
-			questions.push(entry(id, field, canonicalOf(text)));
-			const asItCame = asCameEntry(id, field, text);
-			if (asItCame) questions.push(asItCame);
+			questions.push(entry(id, field, foldedOf(text)), ...earlierEntries(id, field, text));
 		};
 		if (!storeIsNew && !folded) {
 			for (const [id, held] of changed) {
@@ -650,11 +690,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 			const old = (field: 'n' | 'a', entryField: TextField) => {
 				if (!before || before.s === 'N' || (registeredNow && sameText(before[field], now[field])))
 					return undefined;
-				const asItCame = asCameEntry(id, entryField, before[field]);
-				return answers.has(entry(id, entryField, canonicalOf(before[field]))) ||
-					(asItCame !== undefined && answers.has(asItCame))
-					? before[field]
-					: undefined;
+				const forms = [
+					entry(id, entryField, foldedOf(before[field])),
+					...earlierEntries(id, entryField, before[field]),
+				];
+				return forms.some(answers.has) ? before[field] : undefined;
 			};
 			const oldName = nameChanged ? old('n', 'name') : now.n;
 			const oldAddress = addressChanged ? old('a', 'address') : now.a;
@@ -758,11 +798,23 @@ export class ProcessedItemsMemory implements WatchMemory {
 
 	/**
 	 * Removes the entries this run recorded that the store did not hold (few: those of changed companies).
-	 * Best effort: the run fails with its own error either way.
+	 * Where n8n would search the row too long for them (UNDO_MAX_SEARCHED_ENTRIES), clears it instead: a
+	 * worker then starts a new baseline (this run's changes lost, none false), a main process falls back to
+	 * its static data (which this run did not save: its changes are reported next run). Best effort: the run
+	 * fails with its own error either way.
 	 */
 	private async undoRecorded(): Promise<void> {
+		const values = this.recordedNew.length;
+		if (values === 0) return;
+		const row = Math.min(this.rowLength + values, STORE_OPTIONS.maxEntries!);
+		if (values * row > UNDO_MAX_SEARCHED_ENTRIES) {
+			await this.call(
+				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
+			).catch(() => undefined);
+			return;
+		}
 		const { removeProcessed } = this.store;
-		if (this.recordedNew.length === 0 || !removeProcessed) return;
+		if (!removeProcessed) return;
 		await this.call(
 			async () => await removeProcessed(this.recordedNew, 'node', STORE_OPTIONS),
 		).catch(() => undefined);

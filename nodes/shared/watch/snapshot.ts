@@ -101,8 +101,8 @@ export function canonicalText(text: string): string {
  * Whether two names or addresses (or their absence) read the same: the same text, or the same canonical
  * form but for letter case. A registry that moves its names from capitals (Companies House keeps them so)
  * to Title Case in one migration changes every company's name, and the person who gets the alert reads
- * no change. The canonical form keeps its case: n8n's processed-items store holds its hashes
- * (processedItemsMemory.ts).
+ * no change. Compared case-folded (`caseFolded`, below); n8n's processed-items store holds the
+ * hashes of that form (processedItemsMemory.ts).
  */
 export function sameText(before: string | undefined, after: string | undefined): boolean {
 	if (before === after) return true;

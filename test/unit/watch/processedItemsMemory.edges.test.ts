@@ -194,6 +194,15 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect((await watch.run([A, A])).map((found) => found.event)).toEqual(['reregistered']);
 	});
 
+	it("a rename written in the fold's own form (lower case) is reported: its new name is not asked again as an earlier form (step 1 recorded it)", async () => {
+		const watch = worker();
+		await watch.run([registered('Active', 'alpha gmbh', 'hauptstr. 1')]);
+		expect(
+			(await watch.run([registered('Active', 'beta ag', 'ring 2')])).map((found) => found.fields),
+		).toEqual([['officialName', 'registeredAddress']]);
+		expect(watch.calls).toEqual(['record 1', 'count', 'record 3', 'record 4', 'clear', 'record 4']);
+	});
+
 	it("a company that could not be checked says nothing of another's details: a rename meanwhile is reported", async () => {
 		const watch = worker();
 		await watch.run([A, A]);
@@ -206,16 +215,16 @@ describe('the store alone, as on a queue-mode worker', () => {
 		).toEqual([[0, ['officialName']]]);
 	});
 
-	it("a row the version before wrote (its block texts: the companies' entries joined) is held as it is: a quiet run asks its block alone and writes nothing", async () => {
+	it("a row written as JSON.stringify would (its block texts: the companies' entries joined) is held as it is: a quiet run asks its block alone and writes nothing", async () => {
 		const watch = worker();
-		// Eleven companies, the last not registered: two blocks, as that version wrote them.
+		// Eleven companies, the last not registered: two blocks, names and addresses case-folded.
 		const entriesOf = (index: number) =>
 			index === 10
 				? [`["de/HRB${index}","status","N"]`]
 				: [
 						`["de/HRB${index}","status","A"]`,
-						`["de/HRB${index}","name","Alpha GmbH"]`,
-						`["de/HRB${index}","address","Hauptstr. 1"]`,
+						`["de/HRB${index}","name","alpha gmbh"]`,
+						`["de/HRB${index}","address","hauptstr. 1"]`,
 					];
 		const row = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10]].flatMap((block) => {
 			const entries = block.flatMap(entriesOf);
@@ -230,7 +239,7 @@ describe('the store alone, as on a queue-mode worker', () => {
 		expect(watch.entries()).toBe(33);
 	});
 
-	it('a row the version before wrote with JSON.stringify is held as it is, whatever the names hold (quotes, backslashes, controls, surrogates, no address): its blocks, and, in another order, each entry', async () => {
+	it('a row written with JSON.stringify is held as it is, whatever the names hold (quotes, backslashes, controls, surrogates, no address): its blocks, and, in another order, each entry', async () => {
 		const names = [
 			'Müller & "Söhne" GmbH',
 			'Back\\slash\tTab AG',
@@ -254,13 +263,13 @@ describe('the store alone, as on a queue-mode worker', () => {
 				['name', names[index]],
 				['address', addresses[index]],
 			].map(([field, value]) =>
-				// Names and addresses are written in their canonical form (snapshot.ts).
+				// Names and addresses are written in their canonical form, case-folded (snapshot.ts).
 				JSON.stringify([
 					`de/HRB${index}`,
 					field,
 					field === 'status' || value === null
 						? value
-						: value.normalize('NFC').replace(/\s+/g, ' ').trim(),
+						: value.normalize('NFC').replace(/\s+/g, ' ').trim().toLowerCase(),
 				]),
 			);
 		const row = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [10]].flatMap((block) => {
@@ -604,7 +613,7 @@ describe('a run that fails part-way leaves the row as the last run left it', () 
 		await expect(watch.run([A, registered('Inactive')])).rejects.toThrow('deadlock detected');
 		restore();
 		const entries = (id: string, status: string) =>
-			`["${id}","status","${status}"],["${id}","name","Alpha GmbH"],["${id}","address","Hauptstr. 1"]`;
+			`["${id}","status","${status}"],["${id}","name","alpha gmbh"],["${id}","address","hauptstr. 1"]`;
 		expect(watch.removed).toEqual([
 			[
 				`["companies",${entries('de/HRB0', 'A')},${entries('de/HRB1', 'I')}]`,
@@ -662,11 +671,23 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		expect(events(await watch.run(withOne(12, registered('Inactive'))))).toEqual([
 			[12, 'turnedInactive', { s: 'A', n: 'Alpha GmbH', a: 'Hauptstr. 1' }],
 		]);
-		// The 5 blocks; the 30 entries of the second, 2 other statuses and 1 details question of each; the row.
-		expect(watch.calls).toEqual(['record 5', 'record 60', 'clear', 'record 128']);
+		// The 5 blocks; the 30 entries of the second, 2 other statuses and 1 details question of each, and
+		// the name and address in the case the version before kept (a row it wrote holds them); the row.
+		expect(watch.calls).toEqual(['record 5', 'record 80', 'clear', 'record 128']);
 		expect(watch.entries()).toBe(128);
 		expect(await watch.run(withOne(12, registered('Inactive')))).toEqual([]);
 		expect(watch.calls).toEqual(['record 5', 'count']);
+	});
+
+	it("names and addresses already in the fold's form (lower case): no earlier form to ask", async () => {
+		const watch = worker();
+		const folded = registered('Active', 'alpha gmbh', 'hauptstr. 1');
+		await watch.run(Array<CompanyRecord>(41).fill(folded));
+		const records = Array<CompanyRecord>(41).fill(folded);
+		records[12] = registered('Inactive', 'alpha gmbh', 'hauptstr. 1');
+		expect((await watch.run(records)).map((found) => found.event)).toEqual(['turnedInactive']);
+		// The 30 entries of the second block, 2 other statuses and 1 details question of each.
+		expect(watch.calls).toEqual(['record 5', 'record 60', 'clear', 'record 128']);
 	});
 
 	it('more than a quarter asked: step 2 a call of its own, for the changed companies alone', async () => {
@@ -697,7 +718,7 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		expect(found.map((change) => [change.at, change.event, change.fields])).toEqual([
 			[25, 'detailsChanged', ['officialName']],
 		]);
-		expect(watch.calls).toEqual(['record 5', 'record 60', 'clear', 'record 128']);
+		expect(watch.calls).toEqual(['record 5', 'record 80', 'clear', 'record 128']);
 	});
 
 	it('a name sent in another form than the canonical one, changed: asked as it came too, and not held', async () => {
@@ -707,8 +728,9 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		expect(found.map((change) => [change.at, change.event, change.fields])).toEqual([
 			[7, 'detailsChanged', ['officialName']],
 		]);
-		// The 30 entries, 30 questions, and company 7's name as it came.
-		expect(watch.calls).toEqual(['record 5', 'record 61', 'clear', 'record 128']);
+		// The 30 entries, 30 questions, 20 names and addresses in the case the version before kept, and
+		// company 7's name as it came.
+		expect(watch.calls).toEqual(['record 5', 'record 81', 'clear', 'record 128']);
 	});
 
 	it('a company whose lookup failed: its statuses asked in the same call, and a change meanwhile reported once it is checked', async () => {
@@ -717,7 +739,7 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		// The last company fails: its block is gone from the row; 10 others asked with it.
 		await watch.run(withOne(15, registered('Inactive')), [40]);
 		// Its status and that its details are unknown carried: 40 × 3 + 4 blocks + 2.
-		expect(watch.calls).toEqual(['record 4', 'record 63', 'clear', 'record 126']);
+		expect(watch.calls).toEqual(['record 4', 'record 83', 'clear', 'record 126']);
 		expect(events(await watch.run(withOne(40, registered('Inactive'))))).toEqual([
 			[15, 'turnedActive', { s: 'I', n: 'Alpha GmbH', a: 'Hauptstr. 1' }],
 			// Its details unknown: shown as they are now.

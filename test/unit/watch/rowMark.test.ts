@@ -204,8 +204,9 @@ describe("a main-process run and the store's row its static data marks", () => {
 		expect(await run(next, 'none')).toEqual({
 			events: ['2:detailsChanged'],
 			// Its block, not held (the row has none; a count says the row holds others); its entries;
-			// step 2: its three statuses and whether its details are known.
-			calls: ['record 1', 'count', 'record 12', 'record 4', 'clear', 'record 13'],
+			// step 2: its three statuses, whether its details are known, and its new name in the case the
+			// version before kept (a row it wrote would hold that).
+			calls: ['record 1', 'count', 'record 12', 'record 5', 'clear', 'record 13'],
 		});
 	});
 

@@ -190,9 +190,10 @@ describe('the same text in another form, and the upgrade', () => {
 		);
 		expect(eventsOf(found)).toEqual([]);
 		// The count, the block, the entries of all three (company 1's from the static data), then step 2
-		// (the statuses and the details of companies 0 and 2, and their names and addresses as they came;
-		// none for company 1), and the row written anew.
-		expect(calls).toEqual(['count', 'record 1', 'record 9', 'record 12', 'clear', 'record 11']);
+		// (the statuses and the details of companies 0 and 2, and their names and addresses as they came
+		// and in the case the version before kept; of company 1, its names and addresses in that case
+		// and its statuses: the row does not hold them case-folded), and the row written anew.
+		expect(calls).toEqual(['count', 'record 1', 'record 9', 'record 21', 'clear', 'record 11']);
 	});
 
 	it('a company not checked on the first run after the upgrade keeps its name and address in the row: a worker later tells its rename', async () => {
@@ -206,6 +207,104 @@ describe('the same text in another form, and the upgrade', () => {
 		expect(
 			eventsOf((await runOnStore(helpersOf(store), undefined, checked(renamed), [], 2)).found),
 		).toEqual(['2:detailsChanged']);
+	});
+});
+
+/** A company's entries as the version before wrote them: the canonical form, its letter case kept. */
+const caseKeptEntries = (index: number, record: CompanyRecord) => {
+	const { s, n, a } = snapshotOf(record);
+	const id = `de/HRB${index}`;
+	return [
+		JSON.stringify([id, 'status', s]),
+		JSON.stringify([id, 'name', canonicalText(n)]),
+		JSON.stringify([id, 'address', canonicalText(a!)]),
+	];
+};
+
+describe('letter case, and the upgrade from the version that kept it', () => {
+	/** Mixed case: a plain ASCII company and one in another form. */
+	const RECORDS = [sent(), company('Active'), sent('Inactive')];
+	const inCapitals = (record: CompanyRecord & { registeredAddress?: string }) =>
+		({
+			...record,
+			officialName: record.officialName.toUpperCase(),
+			registeredAddress: record.registeredAddress?.toLowerCase(),
+		}) as CompanyRecord;
+
+	it("a worker on the version before's row: no change, the row written anew case-folded; then a case change is none, a rename and a status change are", async () => {
+		const entries = RECORDS.flatMap((record, index) => caseKeptEntries(index, record));
+		const store = await storeHolding([
+			JSON.stringify(['companies', ...entries.map((entry) => JSON.parse(entry) as unknown)]),
+			...entries,
+		]);
+		const calls: string[] = [];
+		const helpers = helpersOf(store, { calls });
+		const run = async (records: CompanyRecord[], day: number) =>
+			eventsOf((await runOnStore(helpers, undefined, checked(records), [], day)).found);
+		expect(await run(RECORDS, 1)).toEqual([]);
+		calls.length = 0;
+		expect(await run(RECORDS, 2)).toEqual([]);
+		// Its block held: the row is this version's.
+		expect(calls).toEqual(['record 1', 'count']);
+		expect(await run(RECORDS.map(inCapitals), 3)).toEqual([]);
+		expect(
+			await run([sent('Active', 'Müller & Söhne AG'), company('Inactive'), RECORDS[2]], 4),
+		).toEqual(['0:detailsChanged', '1:turnedInactive']);
+	});
+
+	it("a worker on the version before's row, a status changed on that run: reported, and no name or address", async () => {
+		const entries = RECORDS.flatMap((record, index) => caseKeptEntries(index, record));
+		const store = await storeHolding([
+			JSON.stringify(['companies', ...entries.map((entry) => JSON.parse(entry) as unknown)]),
+			...entries,
+		]);
+		const { found } = await runOnStore(
+			helpersOf(store),
+			undefined,
+			checked([RECORDS[0], company('Inactive'), RECORDS[2]]),
+			[],
+			1,
+		);
+		expect(found.map((change) => [change.change.event, change.change.changedFields])).toEqual([
+			['turnedInactive', ['status']],
+		]);
+	});
+
+	it("a main process on the version before's row and static data, with its mark and without: no change; then a case change is none, a rename is", async () => {
+		for (const withMark of [true, false]) {
+			const row = RECORDS.flatMap((record, index) => caseKeptEntries(index, record));
+			const mark = { token: 'before', entries: row.length, notAsSaved: [] };
+			row.push(JSON.stringify(['row written', mark.token, mark.entries, mark.notAsSaved]));
+			const companies = Object.fromEntries(
+				RECORDS.map((record, index) => [`de/HRB${index}`, { ...snapshotOf(record), d: 20_000 }]),
+			);
+			const store = await storeHolding(row);
+			let data: Record<string, unknown> = withMark ? { companies, storeRow: mark } : { companies };
+			const run = async (records: CompanyRecord[], day: number) => {
+				const result = await runOnStore(helpersOf(store), data, checked(records), [], day);
+				data = result.data;
+				return eventsOf(result.found);
+			};
+			expect(await run(RECORDS, 1)).toEqual([]);
+			expect(await run(RECORDS.map(inCapitals), 2)).toEqual([]);
+			expect(await run([RECORDS[0], company('Active', 'Alpha AG'), RECORDS[2]], 3)).toEqual([
+				'1:detailsChanged',
+			]);
+			// A worker after it reads the row as the main process wrote it.
+			expect(
+				eventsOf(
+					(
+						await runOnStore(
+							helpersOf(store),
+							undefined,
+							checked([RECORDS[0], company('Active', 'ALPHA AG'), RECORDS[2]]),
+							[],
+							4,
+						)
+					).found,
+				),
+			).toEqual([]);
+		}
 	});
 });
 
