@@ -143,9 +143,6 @@ export function describe(scenario: Scenario): string {
 			(change) => `from ${change.afterMs / 1000}s ${describeLimit(change.limiter)}`,
 		),
 		scenario.spentQuota ? 'spent-daily-quota' : '',
-		spec.gateway?.refusals ? 'refused-with-bare-503' : '',
-		spec.gateway?.faults ? 'faults-bare-503' : '',
-		spec.outage ? `down-${spec.outage.fromMs / 1000}-${spec.outage.toMs / 1000}s` : '',
 		spec.nonsense !== 'none' ? spec.nonsense : '',
 		scenario.noToken ? 'no-token' : '',
 	].filter(Boolean);
@@ -175,8 +172,7 @@ export function floorMs(
 	startedAt: number,
 	maxConcurrency: number,
 ): number | undefined {
-	// An outage is no limit's: no schedule of the limit's says how long it should take.
-	if (scenario.spentQuota || scenario.registry.outage) return undefined;
+	if (scenario.spentQuota) return undefined;
 	const { latencyMs, jitterMs } = scenario.registry;
 	const total = scenario.rows * scenario.processes * scenario.executions;
 	const roundTripMs = ARRIVAL_MS + latencyMs + jitterMs / 2;

@@ -59,25 +59,7 @@ export interface RegistrySpec {
 	changes?: readonly LimitChange[];
 	/** Requests another client of the same limit spent just before the run (the run starts on a part-spent budget). */
 	spentAtStart?: number;
-	/**
-	 * A gateway before the registry (bench:sim --gateway503, never the seeded catalogue): `refusals`, the
-	 * limit refuses as nginx's limit_req does by default, a bare 503 with its page and no header; `faults`,
-	 * the transient faults' 503s are that page too (a partial outage behind it).
-	 */
-	gateway?: { refusals: boolean; faults: boolean };
-	/** From `fromMs` to `toMs` after the start the registry is down: every request meets the gateway's bare 503. */
-	outage?: { fromMs: number; toMs: number };
 }
-
-/** nginx's default 503 page, as its limit_req (and an upstream that is down) answers. */
-export const NGINX_503_PAGE =
-	'<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
-const GATEWAY_503: RegistryAnswer = {
-	kind: 'response',
-	status: 503,
-	headers: { 'content-type': 'text/html' },
-	body: NGINX_503_PAGE,
-};
 
 export interface LimitChange {
 	afterMs: number;
@@ -129,8 +111,7 @@ export class SimulatedRegistry {
 		await clock.sleep(ARRIVAL_MS);
 		this.counters.requests += 1;
 		const answer = this.answer();
-		// A limit's refusal, or a gateway's 503, comes back at once (nginx answers it itself).
-		const refused = answer.kind === 'response' && (answer.status === 429 || answer === GATEWAY_503);
+		const refused = answer.kind === 'response' && answer.status === 429;
 		await clock.sleep(
 			refused ? ARRIVAL_MS : Math.max(ARRIVAL_MS, spec.latencyMs + this.random() * spec.jitterMs),
 		);
@@ -139,24 +120,16 @@ export class SimulatedRegistry {
 
 	private answer(): RegistryAnswer {
 		const { spec } = this;
-		const elapsed = this.clock.now() - this.startedAt;
-		if (spec.outage && elapsed >= spec.outage.fromMs && elapsed < spec.outage.toMs) {
-			this.counters.faults += 1;
-			return GATEWAY_503;
-		}
 		if (spec.faultShare > 0 && this.random() < spec.faultShare) {
 			this.counters.faults += 1;
 			return this.random() < 0.5
 				? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }
-				: spec.gateway?.faults
-					? GATEWAY_503
-					: { kind: 'response', status: 503, headers: {}, body: {} };
+				: { kind: 'response', status: 503, headers: {}, body: {} };
 		}
 		this.applyDueChanges();
 		const decision = this.limiter.take('sim');
 		if (!decision.allowed) {
 			this.counters.rateLimited += 1;
-			if (spec.gateway?.refusals) return GATEWAY_503;
 			return {
 				kind: 'response',
 				status: 429,

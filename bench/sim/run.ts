@@ -1,4 +1,4 @@
-// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet] [--matrix | --changing | --gateway503] [--trace]
+// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet] [--matrix | --changing] [--trace]
 // The real rate controller and batch runner on a virtual clock against simulated registries (no sockets,
 // no real waits): one line per limiter configuration drawn from the seed, and last the figures over
 // every configuration whose limit lets the sheet finish within Max Rate-Limit Wait. Deterministic for a seed.
@@ -6,8 +6,6 @@
 // --matrix runs `npm run bench`'s eight scenarios instead, to set beside its real-time figures.
 // --changing runs limits that change during the run instead (changing.ts): halved, raised, a window
 // lengthened, a budget refilled mid-run.
-// --gateway503 runs limits behind a gateway that refuses with a bare 503 instead (gateway503.ts), and
-// outages behind it.
 // --requests <file> writes every request (arrival, answer, status) of the run, with --only, in the form
 // of test:n8n's scale trace (TEST_N8N_TRACE), for windowTrace.ts; --phase <ms> starts the virtual clock
 // that far into a second (real runs start anywhere in a window aligned to the clock).
@@ -17,7 +15,6 @@ import { parseArgs } from 'node:util';
 import type { LookupTraceEntry } from '../../sandbox/server';
 import { describe, drawScenarios, matrixScenarios } from './catalogue';
 import { changingScenarios } from './changing';
-import { gateway503Scenarios } from './gateway503';
 import { runScenario, startingWithinSecond, summarize } from './simulate';
 
 const { values } = parseArgs({
@@ -28,7 +25,6 @@ const { values } = parseArgs({
 		quiet: { type: 'boolean', default: false },
 		matrix: { type: 'boolean', default: false },
 		changing: { type: 'boolean', default: false },
-		gateway503: { type: 'boolean', default: false },
 		trace: { type: 'boolean', default: false },
 		requests: { type: 'string' },
 		phase: { type: 'string' },
@@ -43,9 +39,7 @@ async function main(): Promise<void> {
 			? matrixScenarios()
 			: values.changing
 				? changingScenarios()
-				: values.gateway503
-					? gateway503Scenarios()
-					: drawScenarios(seed, Number(values.count))
+				: drawScenarios(seed, Number(values.count))
 	).filter((scenario) => values.only === undefined || scenario.name === values.only);
 	const results = [];
 	for (const scenario of scenarios) {

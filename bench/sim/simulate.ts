@@ -114,12 +114,7 @@ export async function runScenario(
 	const eligible =
 		floor !== undefined && floor <= WAITABLE_SHARE * NODE_DEFAULTS.maxRateLimitWaitMs;
 	const rows = results.flatMap((result) => result.rows);
-	// Behind a gateway that refuses for its limit with a bare 503 (gateway503.ts), a row the limit failed
-	// may have failed as that 503 (its attempts spent on the limit's refusals, read as an outage's).
-	const byLimit = (row: string) =>
-		row === 'rate-limited' ||
-		(row === 'http' && scenario.registry.gateway?.refusals === true && !scenario.registry.outage);
-	const rateLimited = rows.filter(byLimit).length;
+	const rateLimited = rows.filter((row) => row === 'rate-limited').length;
 	return {
 		scenario,
 		startedAt,

@@ -109,8 +109,6 @@ export const TARGETS = {
 	'nodes/shared/transport/answerReport.ts': [
 		'test/unit/transport/rateLimitRefusal.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
-		// A gateway's bare 503: which are, and what the controller is told of one.
-		'test/unit/transport/gatewayBare503.test.ts',
 	],
 	// One execution's lookups (the breaker, the controller, the token's renewal, each answer read): the
 	// batch runner against a stand-in for the HTTP call, on the virtual clock, and the pipeline's rows
@@ -123,8 +121,6 @@ export const TARGETS = {
 		'test/unit/transport/lookupSession.edges.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
-		// A gateway's bare 503 the controller reads as its limit's: waited out, not an outage's attempt.
-		'test/unit/transport/rateControl/gatewayRefusal.test.ts',
 	],
 	// The one HTTP call against a stand-in for n8n's request helpers (what it asks for, each answer and
 	// failure read, the deadline), and the pipeline's rows against one that renews the token as n8n does.
@@ -240,13 +236,6 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/admittedLog.test.ts',
 		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
 		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
-		// When the registry first answered: a gateway's bare 503 of the first wave is a limit's.
-		'test/unit/transport/rateControl/gatewayRefusal.test.ts',
-	],
-	// A gateway's bare 503, a limit's refusal or an outage: its stories on the state and sheets on the
-	// virtual clock.
-	'nodes/shared/transport/rateControl/gatewayRefusal.ts': [
-		'test/unit/transport/rateControl/gatewayRefusal.test.ts',
 	],
 	// A count that said it holds one or none, before any 429: its stories on the pure transition.
 	'nodes/shared/transport/rateControl/slowStart.ts': [
@@ -270,8 +259,6 @@ export const TARGETS = {
 	'nodes/shared/transport/rateControl/log.ts': [...STATE_STORIES],
 	'nodes/shared/transport/rateControl/constants.ts': [
 		...STATE_STORIES,
-		// GATEWAY_LIMIT_ADMITTED_MS, to the ms.
-		'test/unit/transport/rateControl/gatewayRefusal.test.ts',
 		// SHARED_QUIET_MS: a shared pace's end, to the ms.
 		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
@@ -280,8 +267,6 @@ export const TARGETS = {
 		'test/unit/transport/rateController.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
 		'test/unit/transport/rateControl/jitter.test.ts',
-		// The release's verdict on a gateway's bare 503, told as a 429.
-		'test/unit/transport/rateControl/gatewayRefusal.test.ts',
 	],
 	// Workers sharing one limit (what a 429 wave does for them) and the chance that separates them: the
 	// stories on the pure transition and the controller drawing from the Random it was given.

@@ -19,26 +19,6 @@ export function refusesForRateLimit(status: number, headers: Record<string, unkn
 	return told.remaining === 0 && told.limit !== 0;
 }
 
-/**
- * A gateway's bare 503: no Retry-After, no rate-limit header, and no words of the registry's own (no
- * JSON body): an empty body, or a short page of the gateway's. nginx's limit_req refuses so by default
- * (limit_req_status 503), and so does a gateway whose upstream is down: only the pattern tells them
- * apart, which the rate controller reads (rateControl/gatewayRefusal.ts).
- */
-export function bareGateway503(answer: RegistryAnswer): boolean {
-	if (answer.kind !== 'response' || answer.status !== 503) return false;
-	const { headers, body } = answer;
-	if (header(headers, 'retry-after') !== undefined) return false;
-	const told = readRateLimitHeaders(headers, 0);
-	if (told.remaining !== undefined || told.limit !== undefined || told.resetMs !== undefined)
-		return false;
-	// A page left unread (over the 64 KB cap: registryRequest.ts) is no short one.
-	return typeof body === 'string' && body.length <= GATEWAY_PAGE_MAX_CHARS;
-}
-
-/** nginx's own 503 page is under 200 characters; an error page of a few KB is still a gateway's. */
-const GATEWAY_PAGE_MAX_CHARS = 4_096;
-
 /** What an answer tells the rate controller. */
 export function report(sentAt: number, answer: RegistryAnswer, now: number): RequestReport {
 	if (answer.kind !== 'response') return { sentAt };
@@ -57,7 +37,6 @@ export function report(sentAt: number, answer: RegistryAnswer, now: number): Req
 		resetMs,
 		resetToldAsTime,
 		limit,
-		...(bareGateway503(answer) ? { gatewayRefusal: true } : {}),
 	};
 }
 

@@ -138,8 +138,7 @@ export class LookupSession {
 		if (!this.context.tokenWasStored) await (this.reloaded ??= this.context.reloadCredential());
 		const generation = this.renewal.current;
 		let answer = await this.context.request(key, 'answer');
-		// A 429 or the like, or a gateway's bare 503 the controller reads as its limit's (not an outage).
-		const limitRefusal = this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
+		this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
 
 		if (answer.kind === 'response' && TOKEN_REFUSAL_STATUSES.has(answer.status)) {
 			const decision = this.renewal.on401(generation);
@@ -152,18 +151,17 @@ export class LookupSession {
 		}
 		if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status))
 			this.renewal.accept(generation);
-		const transient = isTransient(answer) && !limitRefusal;
+		const transient = isTransient(answer);
 		// Only a lookup's first try tells whether the registry is down: at the end of a sheet the
 		// requests left are mostly retries of the few rows that keep failing.
 		if (!transient || tries.attempt === 1 || probe) this.breaker.record(!transient, probe);
 		if (
 			!transient &&
-			!limitRefusal &&
 			answer.kind === 'response' &&
 			!refusesForRateLimit(answer.status, answer.headers)
 		)
 			this.budget.refill();
-		return await this.readAnswer(answer, tries, probe, limitRefusal);
+		return await this.readAnswer(answer, tries, probe);
 	}
 
 	/** What the answer means for this lookup. */
@@ -171,7 +169,6 @@ export class LookupSession {
 		answer: RegistryAnswer,
 		tries: Tries,
 		probe: boolean,
-		limitRefusal: boolean,
 	): Promise<TryResult> {
 		switch (answer.kind) {
 			case 'cancelled':
@@ -208,7 +205,7 @@ export class LookupSession {
 			);
 		}
 		const retryAfterMs = () => parseRetryAfter(header(headers, 'retry-after'), this.clock.now());
-		if (limitRefusal || refusesForRateLimit(status, headers)) {
+		if (refusesForRateLimit(status, headers)) {
 			const told = retryAfterMs();
 			const delayMs = rateLimitDelayMs(told, tries.rateLimited + 1, this.context.random);
 			return { kind: 'rateLimited', status, retryAfterMs: told, delayMs };

@@ -284,6 +284,5 @@ function describeStatus(
 function refusalName(status: number): string {
 	if (status === 429) return '429 Too Many Requests';
 	if (status === 420) return '420 Enhance Your Calm';
-	if (status === 503) return "503 Service Unavailable (its gateway's rate limit: admitting others)";
 	return `${status}, its rate-limit budget spent,`;
 }

@@ -122,12 +122,6 @@ describe('registry error', () => {
 			'403',
 		],
 		[
-			"a gateway's bare 503 read as its rate limit, beyond the budget",
-			{ kind: 'rate-limited', waitedMs: 61_000, status: 503 },
-			"The registry kept answering 503 Service Unavailable (its gateway's rate limit: admitting others) beyond the Max Rate-Limit Wait of 60 s",
-			'503',
-		],
-		[
 			'a redirect',
 			{ kind: 'redirect', status: 307, location: 'https://evil.example.test/x?token=1' },
 			'The registry answered with a redirect (HTTP 307) to https://evil.example.test/x, which the node does not follow',

@@ -31,13 +31,6 @@ export const ADMITTED_SPAN_MS = 1_000;
 export const SEARCH_OVERSHOT_SPAN_MS = ADMITTED_SPAN_MS / 2;
 /** The longest such span, and how long admissions are remembered: older ones describe another moment. */
 export const ADMITTED_SPAN_MAX_MS = 5_000;
-/**
- * A gateway's bare 503 is a limit's refusal while the registry admitted a request this recently
- * (gatewayRefusal.ts): a limit admits at its rate, an outage nothing. As long as admissions are
- * remembered (ADMITTED_SPAN_MAX_MS): a limit paused at for a storm's first pauses (1-4 s) still reads
- * as one; an outage costs at most this much more before the breaker hears its 503s.
- */
-export const GATEWAY_LIMIT_ADMITTED_MS = ADMITTED_SPAN_MAX_MS;
 /** Answers the span should hold at a slow pace: a few answers more or less would swing the figure. */
 export const ADMITTED_SPAN_ANSWERS = 20;
 /** Waves of 429s no further apart than this are one spell of congestion. */

@@ -1,6 +1,5 @@
 import { MAX_TIMER_MS, realClock, type Clock } from '../wait';
 import { IDLE_RESET_MS } from './constants';
-import { gatewayRefusalIsLimit } from './gatewayRefusal';
 import { nextStart, waitIsTheLimit } from './modes';
 import { realRandom, type Random } from './random';
 import { unknownRegistry, type ControlState } from './state';
@@ -51,9 +50,8 @@ export class Tenant {
 		for (const waiter of this.queue.splice(0)) waiter.resolve({ kind: 'cancelled' });
 	}
 
-	/** True where the controller read the answer as a refusal for the limit (a gateway's bare 503 too). */
-	release(report: RequestReport): boolean {
-		return this.controller.release(this, report);
+	release(report: RequestReport): void {
+		this.controller.release(this, report);
 	}
 
 	/** The execution is done: its turns go to the others. */
@@ -148,20 +146,17 @@ export class RateController {
 		});
 	}
 
-	release(tenant: Tenant, report: RequestReport): boolean {
+	release(tenant: Tenant, report: RequestReport): void {
 		const now = this.clock.now();
 		tenant.inFlight -= 1;
-		const refused =
-			report.status === 429 ||
-			(report.gatewayRefusal === true && gatewayRefusalIsLimit(this.state, report, now));
-		const event: ControlEvent = refused
-			? { kind: 'rateLimited', report: { ...report, status: 429 }, phase: this.random() }
-			: report.status === undefined
-				? { kind: 'unanswered', report }
-				: { kind: 'answered', report, workLeft: this.workLeft() };
+		const event: ControlEvent =
+			report.status === 429
+				? { kind: 'rateLimited', report, phase: this.random() }
+				: report.status === undefined
+					? { kind: 'unanswered', report }
+					: { kind: 'answered', report, workLeft: this.workLeft() };
 		this.apply(event, now);
 		this.pump();
-		return refused;
 	}
 
 	/**

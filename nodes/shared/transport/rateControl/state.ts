@@ -22,8 +22,6 @@ export interface ControlState {
 	 * not keep everybody else behind the first request.
 	 */
 	lastTryEndedAt: number;
-	/** When the registry first answered anything (a refusal too): what was sent before is the first wave. */
-	firstAnswerAt: number | undefined;
 	lastStartAt: number;
 	pausedUntil: number;
 	pausedSince: number;
@@ -80,7 +78,6 @@ export const unknownRegistry = (): ControlState => ({
 	requests: 0,
 	lastAnswerAt: 0,
 	lastTryEndedAt: Number.NEGATIVE_INFINITY,
-	firstAnswerAt: undefined,
 	lastStartAt: 0,
 	pausedUntil: 0,
 	pausedSince: 0,

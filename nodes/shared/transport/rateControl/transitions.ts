@@ -104,10 +104,7 @@ function started(state: ControlState, now: number): void {
 function tryEnded(state: ControlState, report: RequestReport, now: number): void {
 	state.inFlight -= 1;
 	state.lastTryEndedAt = now;
-	if (report.status !== undefined) {
-		state.lastAnswerAt = now;
-		state.firstAnswerAt ??= now;
-	}
+	if (report.status !== undefined) state.lastAnswerAt = now;
 	if (state.window) {
 		windowAnswered(state.window, report, now);
 		if (state.window.refuted) {

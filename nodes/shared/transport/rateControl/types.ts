@@ -14,11 +14,6 @@ export interface RequestReport {
 	resetToldAsTime?: boolean;
 	/** What the registry says its budget holds when full, where it says so (rateControl/headers). */
 	limit?: number;
-	/**
-	 * A gateway's bare 503 (answerReport.ts `bareGateway503`): a rate limit's refusal or an outage,
-	 * which the controller tells apart (gatewayRefusal.ts).
-	 */
-	gatewayRefusal?: boolean;
 }
 
 export interface TenantSettings {
