@@ -5,11 +5,8 @@ import {
 	recordRemaining,
 	type CountState,
 } from '../../../../nodes/shared/transport/rateControl/count';
-import {
-	MIN_ANSWERS_FOR_RATE,
-	SHARED_PROBE_GROWTH_PER_SECOND,
-} from '../../../../nodes/shared/transport/rateControl/constants';
-import { ok, play, refused, send, type Step, rateOf } from './story';
+import { SHARED_PROBE_GROWTH_PER_SECOND } from '../../../../nodes/shared/transport/rateControl/constants';
+import { hourlyQuotaWaves, ok, play, send, rateOf } from './story';
 
 // count.ts `othersSpend` at its edges, through the count's own functions: a quota's count (refused with
 // plenty left) that fell over the counts kept by more than twice our own answers is spent by others too.
@@ -94,19 +91,7 @@ describe('a quota that others spend: the pace probes by time', () => {
 	 * `fall` an answer. The rates of the pace over 45 more admissions, 200 lookups still to send.
 	 */
 	function ratesAfterWaves(fall: number, together = 1): number[] {
-		let remaining = 4_000;
-		const told = () => ({ remaining: (remaining -= fall) });
-		const steps: Step[] = [];
-		for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
-			steps.push(send(1_000 + 10 * index));
-		for (let index = 0; index < MIN_ANSWERS_FOR_RATE - 1; index++)
-			steps.push(ok(1_000 + 10 * index, 1_050 + 10 * index, told()));
-		steps.push(send(1_100), refused(1_100, 1_150, { retryAfterMs: 1_000, remaining }));
-		for (let index = 0; index < 20; index++) {
-			const at = 3_000 + 50 * index;
-			steps.push(send(at), ok(at, at + 10, told()));
-		}
-		steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
+		const { steps, told } = hourlyQuotaWaves(fall);
 		let state = play(steps).state;
 		let at = 4_100;
 		if (together > 1) {

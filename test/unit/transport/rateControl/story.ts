@@ -105,16 +105,15 @@ const pacedRate = (state: ControlState, now: number) => {
 };
 
 /**
- * workers.ts `othersRefusal`'s story (othersSpend.test's: a pace learnt from two waves, every answer
- * telling an hour's quota that falls by `fall` an answer, each 429 saying far more of it is left), then
- * `admissions` more admitted and `faults` answered 503 (a gateway's, no admission), a quarter of a second
- * apart, then one 429: the pace just before that 429 and just after.
+ * pace.edges' floor story (fewer than MIN_ANSWERS_FOR_RATE admitted, a 429, twenty admitted, a second 429)
+ * where every answer tells an hour's quota falling by `fall` an answer and both 429s say far more of it is
+ * left: the 429s are a per-second limit's. `told` gives the next answer's count; `remaining` what is left.
  */
-export function loneRefusal(
-	fall: number,
-	admissions: number,
-	faults = 0,
-): { before: number; after: number } {
+export function hourlyQuotaWaves(fall: number): {
+	steps: Step[];
+	told: () => { remaining: number };
+	remaining: () => number;
+} {
 	let remaining = 4_000;
 	const told = () => ({ remaining: (remaining -= fall) });
 	const steps: Step[] = [];
@@ -128,6 +127,22 @@ export function loneRefusal(
 		steps.push(send(at), ok(at, at + 10, told()));
 	}
 	steps.push(send(4_000), refused(4_000, 4_010, { remaining }));
+	return { steps, told, remaining: () => remaining };
+}
+
+/**
+ * workers.ts `othersRefusal`'s story (othersSpend.test's: a pace learnt from two waves, every answer
+ * telling an hour's quota that falls by `fall` an answer, each 429 saying far more of it is left), then
+ * `admissions` more admitted and `faults` answered 503 (a gateway's, no admission), a quarter of a second
+ * apart, then one 429: the pace just before that 429 and just after.
+ */
+export function loneRefusal(
+	fall: number,
+	admissions: number,
+	faults = 0,
+): { before: number; after: number } {
+	const quota = hourlyQuotaWaves(fall);
+	const { steps, told } = quota;
 	// Past a congestion spell: the lone 429 is a wave of its own.
 	let at = 5_500;
 	for (let index = 0; index < admissions + faults; index++) {
@@ -140,7 +155,7 @@ export function loneRefusal(
 	const state = play(steps).state;
 	const before = pacedRate(state, at);
 	const after = pacedRate(
-		play([send(at), refused(at, at + 1, { remaining })], state).state,
+		play([send(at), refused(at, at + 1, { remaining: quota.remaining() })], state).state,
 		at + 1,
 	);
 	return { before, after };
