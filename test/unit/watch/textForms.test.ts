@@ -3,7 +3,12 @@ import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
-import { canonicalText, sameText } from '../../../nodes/shared/watch/snapshot';
+import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import {
+	canonicalText,
+	sameText,
+	type CompanySnapshot,
+} from '../../../nodes/shared/watch/snapshot';
 import { company, helpersOf, STORE_CONTEXT } from './storeFixtures';
 import { runOnStore } from './storeRun';
 
@@ -306,6 +311,46 @@ describe('letter case, and the upgrade from the version that kept it', () => {
 			).toEqual([]);
 		}
 	});
+});
+
+describe('earlier forms are made only where a row may hold them', () => {
+	/** Companies in capitals (each has earlier forms), whose names and addresses count their reads. */
+	function countingCompanies(count: number) {
+		const reads = { names: 0, addresses: 0 };
+		const current = new Map<string, CompanySnapshot>();
+		for (let index = 0; index < count; index++)
+			current.set(`de/HRB${index}`, {
+				s: 'A',
+				get n() {
+					reads.names += 1;
+					return `ALPHA ${index} GMBH`;
+				},
+				get a() {
+					reads.addresses += 1;
+					return 'HAUPTSTR.  1';
+				},
+				d: 20_000,
+			});
+		return { reads, current };
+	}
+
+	it.each([
+		['a main process', true],
+		['a worker', false],
+	])(
+		'%s on a new store (a first run): no earlier form is made, each name and address is read once (for the row it writes)',
+		async (_, withStaticData) => {
+			const { reads, current } = countingCompanies(12);
+			const memory = new ProcessedItemsMemory(
+				helpersOf(new HarnessStore()),
+				withStaticData
+					? new StaticDataMemory({}, { warn: () => undefined }, () => true)
+					: undefined,
+			);
+			await memory.recall(current, []);
+			expect(reads).toEqual({ names: 12, addresses: 12 });
+		},
+	);
 });
 
 describe('the canonical form of a name or address', () => {
