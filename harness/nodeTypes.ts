@@ -12,6 +12,7 @@ import {
 import { CompanyRegistry } from '../nodes/CompanyRegistry/CompanyRegistry.node.ts';
 import { CompanyRegistryTrigger } from '../nodes/CompanyRegistryTrigger/CompanyRegistryTrigger.node.ts';
 import type { Clock } from '../nodes/shared/transport/wait';
+import { LoopOverItems } from './loopOverItems';
 
 /** The package's node type name, as n8n names a community node: `<package>.<node name>`. */
 export const PACKAGE = 'n8n-nodes-company-registry';
@@ -89,6 +90,7 @@ export class TestNodeTypes implements INodeTypes {
 		['n8n-nodes-base.noOp', new NoOp()],
 		['n8n-nodes-base.set', pinnedOnly('set', 'Edit Fields (Set)')],
 		['n8n-nodes-base.splitOut', pinnedOnly('splitOut', 'Split Out')],
+		['n8n-nodes-base.splitInBatches', new LoopOverItems()],
 		[COMPANY_REGISTRY_TYPE, new CompanyRegistry()],
 		[COMPANY_REGISTRY_TRIGGER_TYPE, new CompanyRegistryTrigger()],
 	]);
