@@ -148,6 +148,9 @@ export class LookupSession {
 				return { kind: 'tokenResend', refusal: answer };
 			}
 			answer = await this.renewToken(key);
+			// The new token alone was refused (the registry accepted this credential's before): another try fetches one.
+			if (answer.kind === 'token-refused' && !this.renewal.refused)
+				return { kind: 'tokenResend', refusal: answer };
 		}
 		if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status))
 			this.renewal.accept(generation);

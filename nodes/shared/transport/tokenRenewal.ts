@@ -7,8 +7,15 @@
  * A token that was fetched during this execution and refused before the registry ever accepted it
  * will not be accepted on a second try either (wrong audience, disabled client, a registry that
  * refuses everything): then every lookup of the execution fails at once, instead of fetching token
- * after token.
+ * after token. Once the registry has accepted a token of this credential in this execution, though, a
+ * new token it refuses is refused for itself: a short-lived token (`exp` is in whole seconds, so a
+ * "1 s" token may live a few milliseconds) expired on its way. Another is fetched, up to
+ * MAX_REFUSED_RENEWALS refused in a row.
  */
+
+/** New tokens refused one after another, after the registry accepted an earlier one, before giving up. */
+export const MAX_REFUSED_RENEWALS = 3;
+
 export type On401Decision = 'renew' | 'resend' | 'refused';
 
 export class TokenRenewal {
@@ -18,6 +25,8 @@ export class TokenRenewal {
 	private underway: { done: Promise<void>; finish: () => void } | undefined;
 	private refusedForGood = false;
 	private renewals = 0;
+	/** New tokens refused since the registry last accepted one. */
+	private refusedRenewals = 0;
 
 	/** `tokenWasStored`: the credential held a token when the execution began (it may be stale). */
 	constructor(private readonly tokenWasStored: boolean) {}
@@ -34,6 +43,11 @@ export class TokenRenewal {
 
 	get renewing(): boolean {
 		return this.underway !== undefined;
+	}
+
+	/** Whether every lookup of the execution now fails with the refusal. */
+	get refused(): boolean {
+		return this.refusedForGood;
 	}
 
 	/** Resolves once no renewal is under way. */
@@ -67,10 +81,17 @@ export class TokenRenewal {
 	 * answered), or unknown (no answer: the others send again and may renew again).
 	 */
 	finish(verdict: 'refused' | 'renewed' | 'unknown'): void {
-		if (verdict === 'refused') this.refusedForGood = true;
+		if (verdict === 'refused') {
+			// The credential now holds the refused token: requests that waited send with it and renew again.
+			this.generation += 1;
+			this.refusedRenewals += 1;
+			if (!this.accepted || this.refusedRenewals >= MAX_REFUSED_RENEWALS)
+				this.refusedForGood = true;
+		}
 		if (verdict === 'renewed') {
 			this.generation += 1;
 			this.accepted = true;
+			this.refusedRenewals = 0;
 		}
 		const renewing = this.underway;
 		this.underway = undefined;

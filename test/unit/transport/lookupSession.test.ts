@@ -186,6 +186,24 @@ describe('what each answer makes of its row', () => {
 		expect(calls.filter((call) => call.on401 === 'renew')).toHaveLength(1);
 	});
 
+	// Red team (redteam/shortLivedToken.test.ts): a token of `expires_in: 1` may expire on its way.
+	it('a new token refused after the registry accepted this credential: another is fetched, and the row answered', async () => {
+		let renewals = 0;
+		// Row 0 is answered with the stored token; then it expires, and the first new token too.
+		const { outcomes } = await run(
+			2,
+			(_key, on401, call) => {
+				if (call === 1) return ok;
+				if (on401 === 'renew')
+					return ++renewals === 1 ? { kind: 'token-refused', status: 401, tokenBytes: 30 } : ok;
+				return status(401);
+			},
+			{ settings: { maxConcurrency: 1 } },
+		);
+		expect(outcomes.map((outcome) => outcome.kind)).toEqual(['record', 'record']);
+		expect(renewals).toBe(2);
+	});
+
 	it('a 413 on a token fetched for this run: refused at once, naming its size', async () => {
 		const { outcomes } = await run(
 			1,

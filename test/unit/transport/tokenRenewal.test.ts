@@ -46,3 +46,36 @@ describe('token renewal', () => {
 		expect(renewal.on401(0)).toBe('refused');
 	});
 });
+
+describe('token renewal after the registry accepted this credential (short-lived tokens)', () => {
+	it('a new token refused is that token alone: renews again, up to 3 refused in a row', () => {
+		const renewal = new TokenRenewal(false);
+		renewal.accept(0);
+		for (let refusedInARow = 1; refusedInARow <= 3; refusedInARow++) {
+			expect(renewal.on401(renewal.current)).toBe('renew');
+			renewal.finish('refused');
+			expect(renewal.refused).toBe(refusedInARow === 3);
+		}
+		expect(renewal.on401(renewal.current)).toBe('refused');
+	});
+
+	it('a renewed token the registry answers starts the count again', () => {
+		const renewal = new TokenRenewal(true);
+		renewal.accept(0);
+		for (const verdict of ['refused', 'refused', 'renewed', 'refused', 'refused'] as const) {
+			expect(renewal.on401(renewal.current)).toBe('renew');
+			renewal.finish(verdict);
+		}
+		expect(renewal.refused).toBe(false);
+		expect(renewal.on401(renewal.current)).toBe('renew');
+	});
+
+	it('requests sent with the token before a refused renewal send again, with the new one', () => {
+		const renewal = new TokenRenewal(true);
+		renewal.accept(0);
+		expect(renewal.on401(0)).toBe('renew');
+		renewal.finish('refused');
+		expect(renewal.on401(0)).toBe('resend');
+		expect(renewal.current).toBe(1);
+	});
+});
