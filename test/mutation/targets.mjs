@@ -119,6 +119,9 @@ export const TARGETS = {
 		// Its edges the mutation run showed untold: a stop while lookups queue, the controller let go of,
 		// the wait budget against the controller's pause, stale 401s, late refusals.
 		'test/unit/transport/lookupSession.edges.test.ts',
+		// The breaker's half-open probe: held by the rate limit, given back unsent, told to resend, its
+		// credential failing, and what the rows waiting for its verdict then do.
+		'test/unit/transport/lookupSession.probe.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
 	],

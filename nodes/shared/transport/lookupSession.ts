@@ -123,7 +123,7 @@ export class LookupSession {
 				: tries.rateLimitedSince + this.settings.maxRateLimitWaitMs,
 		);
 		if (permit.kind !== 'go') {
-			if (probe) this.breaker.record(false, true);
+			this.breaker.notSent(probe);
 			return permit.kind === 'cancelled'
 				? final(CANCELLED)
 				: { kind: 'paused', until: permit.until };
@@ -132,7 +132,7 @@ export class LookupSession {
 		// renewal began, when sending now would only meet another 401): it is not sent.
 		if (this.credentialFailure || this.signal.aborted || this.renewal.renewing) {
 			this.tenant.release({ sentAt: permit.sentAt });
-			if (probe) this.breaker.record(true, true);
+			this.breaker.notSent(probe);
 			return { kind: 'unsent' };
 		}
 		if (!this.context.tokenWasStored) await (this.reloaded ??= this.context.reloadCredential());

@@ -96,8 +96,16 @@ type BreakerMode =
 	| { kind: 'half-open'; since: number; coolDownMs: number }
 	| { kind: 'tripped' };
 
-/** What moves the breaker: most of the window failed, a cool-down ended, a probe's verdict. */
-type BreakerEvent = 'window-failed' | 'cooled-down' | 'probe-answered' | 'probe-failed';
+/**
+ * What moves the breaker: most of the window failed, a cool-down ended, a probe's verdict, or a probe
+ * given back unsent (no verdict).
+ */
+type BreakerEvent =
+	| 'window-failed'
+	| 'cooled-down'
+	| 'probe-answered'
+	| 'probe-failed'
+	| 'probe-unsent';
 
 /**
  * Closed while the registry answers. Opens when most recent requests failed transiently: nobody sends
@@ -172,6 +180,15 @@ export class CircuitBreaker {
 		}
 	}
 
+	/**
+	 * A request given back without being sent (the rate limit holds it past its wait, or a token renewal
+	 * began while it queued): if it was the probe, it told nothing of the registry, so the next waiter
+	 * probes now, with no cool-down added and no step toward tripping.
+	 */
+	notSent(probe: boolean): void {
+		if (probe) this.transition('probe-unsent');
+	}
+
 	/** The one place the mode changes. An event that does not apply to the mode changes nothing. */
 	private transition(event: BreakerEvent): void {
 		const mode = this.mode;
@@ -195,6 +212,10 @@ export class CircuitBreaker {
 					this.mode = { kind: 'closed' };
 					this.recent.length = 0;
 				}
+				break;
+			case 'probe-unsent':
+				if (mode.kind === 'half-open')
+					this.mode = { kind: 'open', since: mode.since, until: now, coolDownMs: mode.coolDownMs };
 				break;
 			case 'probe-failed':
 				if (mode.kind === 'half-open') {

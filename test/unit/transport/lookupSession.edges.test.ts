@@ -183,6 +183,29 @@ describe('the token across rows', () => {
 		expect(calls.filter((call) => call.on401 === 'renew')).toHaveLength(1);
 	});
 
+	it('a renewal that met no answer renews nothing: a 401 that comes back after it to the first token renews again', async () => {
+		// Row 1 answers slowly: its 401 comes back after row 0's renewal ended without an answer (so the
+		// token may be the first one still): it renews itself, rather than sending again with that one.
+		let renewals = 0;
+		const { outcomes, calls } = await run(
+			2,
+			({ on401, row, rowCall }) =>
+				on401 === 'renew'
+					? ++renewals === 1
+						? { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' }
+						: ok
+					: row === 1 || rowCall === 1
+						? status(401)
+						: ok,
+			{ latencyMs: (row) => (row === 1 ? 50 : 10) },
+		);
+		expect(kinds(outcomes)).toEqual(['record', 'record']);
+		expect(calls.filter((call) => call.row === 1).map((call) => call.on401)).toEqual([
+			'answer',
+			'renew',
+		]);
+	});
+
 	it('a 401 to every request, each with a token renewed meanwhile: resent three times, then refused', async () => {
 		// Row 0 answers slowly: each of its 401s comes back after a faster row renewed the token again.
 		const { outcomes, calls } = await run(

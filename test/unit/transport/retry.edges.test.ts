@@ -200,6 +200,41 @@ describe('the circuit breaker', () => {
 		expect(time.now).toBe(3000);
 	});
 
+	it('a probe given back unsent is no verdict: the next waiter probes at once, the outage still counted from its start', async () => {
+		const breaker = new CircuitBreaker(clock, 3000);
+		failing(breaker, 10);
+		expect(await decided(breaker.gate(sleep))).toEqual({ kind: 'probe' });
+		breaker.record(false, true);
+		expect(await decided(breaker.gate(sleep))).toEqual({ kind: 'probe' });
+		const waiting = breaker.gate(sleep);
+		breaker.notSent(true);
+		expect(await decided(waiting)).toEqual({ kind: 'probe' });
+		// No cool-down added (a failed probe would have doubled it to 4 s), and the next one waits again.
+		expect(time.now).toBe(3000);
+		const next = breaker.gate(sleep);
+		breaker.notSent(true);
+		expect(await decided(next)).toEqual({ kind: 'probe' });
+		// Its failure trips it: every probe that went failed for the tolerance.
+		breaker.record(false, true);
+		expect(breaker.tripped).toBe(true);
+	});
+
+	it("a request given back unsent that was not the probe changes nothing, nor does a probe's outside half-open", async () => {
+		const breaker = new CircuitBreaker(clock);
+		breaker.notSent(true);
+		failing(breaker, 9);
+		expect(await decided(breaker.gate(sleep))).toEqual({ kind: 'closed' });
+		failing(breaker, 1);
+		breaker.notSent(true);
+		expect(await decided(breaker.gate(sleep))).toEqual({ kind: 'probe' });
+		expect(time.now).toBe(1000);
+		const waiting = breaker.gate(sleep);
+		breaker.notSent(false);
+		await expect(decided(waiting)).rejects.toThrow('the gate still waits');
+		breaker.record(true, true);
+		expect(await decided(waiting)).toEqual({ kind: 'closed' });
+	});
+
 	it("reads the system clock when given none (here jest's, moved by the sleeps)", async () => {
 		// setImmediate stays real: `decided` needs it to tell a gate that waits for nothing.
 		jest.useFakeTimers({ now: 0, doNotFake: ['setImmediate'] });
