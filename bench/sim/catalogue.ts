@@ -270,7 +270,7 @@ function idealAdmission(limiter: RateLimitSettings, startedAt: number): (at: num
  * after its answer. Process CPU, not wall time, so it holds on a loaded machine too, where n8n then gets
  * too little of a core for 100 lookups a second (2.1-3.7x the floor at load 22-36).
  */
-const N8N_CPU_PER_LOOKUP_MS = { send: 1.9, answer: 1.9 };
+export const N8N_CPU_PER_LOOKUP_MS = { send: 1.9, answer: 1.9 };
 
 /**
  * The real-time matrix of `npm run bench` (bench.ts, issue 10), simulated: 50 ms latency with up to

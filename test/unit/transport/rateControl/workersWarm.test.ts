@@ -1,3 +1,4 @@
+import { queueShape, SHARED_LOOKUPS } from '../../../../bench/sim/queue';
 import { seededRandom } from '../../../../bench/sim/random';
 import { SimulatedRegistry } from '../../../../bench/sim/registry';
 import { runSheet } from '../../../../bench/sim/sheet';
@@ -76,6 +77,25 @@ describe('a worker that learned the count alone, then shares it (issue 20, test:
 			// The floor: the burst of 100 then 800 at 100/s, 8 s; one at a time (at the refill) left the
 			// burst unspent.
 			expect(run.ms).toBeLessThan(8_000 * 1.03);
+		},
+	);
+});
+
+describe('test:queue scenario 3 at its real size, the warm worker taking its sheet late (bench/sim/queue.ts)', () => {
+	// Known failure, the story of what is still open (traced, bench/sim/queueShape.ts): the warm worker
+	// comes a second after the other spent the burst; both then spend every count at their whole
+	// concurrency, neither seeing the other's requests in flight, the bucket refuses the last of them
+	// (14-20 a wave), and Retry-After's pause lets it refill whole: a wave every 1.25 s, 6.5% 429s here
+	// (a real n8n: 154 of 2,854 and 296 of 2,996). Each 429 comes when the refused worker's own reckoning
+	// is already spent, so count.ts's shared mark never fires. Measured on branch workers2-count
+	// (docs/performance.md, session 42): our half taken before our requests in flight, and a count that
+	// fell by more than ours since any kept count marking it shared: 188 -> 95 here (3.4%).
+	it.failing(
+		'seed 1, one sheet on the warm worker, taken 1,000 ms late: under 3% 429s',
+		async () => {
+			const { shared } = await queueShape(1, 1, 1_000);
+			expect(shared.requests).toBeGreaterThanOrEqual(3 * SHARED_LOOKUPS);
+			expect(shared.rateLimited / shared.requests).toBeLessThan(0.03);
 		},
 	);
 });
