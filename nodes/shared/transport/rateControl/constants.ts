@@ -157,6 +157,19 @@ export const STORM_UNTOLD_PAUSE_MS = 400;
  * request or two, each likely refused, and cuts the pace at the wave it meets (bench:sim s43, s91, s166).
  */
 export const STORM_UNTOLD_PAUSE_REQUESTS = 40;
+/**
+ * A window's length is whole seconds as registries state them: its turns, however many seconds apart,
+ * fall at one phase of this period (windowTurn.ts).
+ */
+export const TURN_PERIOD_MS = 1_000;
+/** Brackets on one phase before a learned turn ends an untold storm's pause: one could be a bucket's chance. */
+export const TURN_BRACKETS = 2;
+/**
+ * A learned turn wider than this is halved at each pause (windowTurn.ts nextTurn): a pause ended at its
+ * late edge would lose up to its width of every window, and an admission only ever narrows it to where
+ * we sent. Narrower, a pause ends at its late edge: at most a hundredth of a one-second window lost.
+ */
+export const TURN_NARROW_MS = 10;
 /** A window's refusal that tells no reset nor Retry-After: a second, the usual unit of a limit. */
 export const WINDOW_FALLBACK_RESET_MS = 1_000;
 /** The early-reset hold doubles at most this many times (25 ms to 1.6 s). */

@@ -11,7 +11,6 @@ import {
 	SPENT_QUOTA_WAVES,
 	STORM_EVENTS,
 	STORM_PAUSE_MAX_MS,
-	STORM_PAUSE_MS,
 	STORM_WINDOW_MS,
 	TOLD_RESET_MIN_MS,
 	WAVE_BURST_PARTS_OF_SECOND,
@@ -21,8 +20,9 @@ import {
 } from './constants';
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { countWhere } from './log';
-import { catchUpCredit, measureFirstWave, untoldStormPauseMs } from './pace';
+import { catchUpCredit, measureFirstWave } from './pace';
 import { laterWave, searchCeiling, searchWave } from './search';
+import { stormPause } from './storm';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset } from './windowReset';
@@ -170,22 +170,6 @@ export function rateLimited(
 	pace.credit = shift;
 	pace.creditAt = now;
 	budgetToldSpent(state, now, report, actions);
-}
-
-/** Waves with nothing admitted between them: everybody waits out the Retry-After, capped, doubling. */
-function stormPause(
-	state: ControlState,
-	now: number,
-	report: RequestReport,
-	actions: Action[],
-): void {
-	const pauseMs = pauseFor(
-		report,
-		untoldStormPauseMs(state.pace.rate, state.stormLevel),
-		Math.min(STORM_PAUSE_MAX_MS, STORM_PAUSE_MS * 2 ** state.stormLevel),
-	);
-	state.stormLevel += 1;
-	pause(state, now, actions, now + pauseMs, 'storm');
 }
 
 /**

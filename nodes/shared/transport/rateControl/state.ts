@@ -4,6 +4,7 @@ import { emptyLog, type Log } from './log';
 import { unknownPace, type PaceState } from './pace';
 import type { RequestReport } from './types';
 import { copyWindow, type WindowState } from './windowState';
+import { noTurn, type TurnState } from './windowTurn';
 
 /**
  * All a controller knows of its registry, as plain data: what it was told (the count, a window's reset),
@@ -70,6 +71,8 @@ export interface ControlState {
 	slowStartRoom: number | undefined;
 	/** A 429 was met: what a limit is, the 429s teach from here (no slow start any more). */
 	rateLimitedEver: boolean;
+	/** Where bare 429s come from a window: when it turns, learned from its refusals (windowTurn.ts). */
+	turn: TurnState;
 }
 
 /** A registry nobody has heard from. */
@@ -103,6 +106,7 @@ export const unknownRegistry = (): ControlState => ({
 	refillsSeen: false,
 	slowStartRoom: undefined,
 	rateLimitedEver: false,
+	turn: noTurn(),
 });
 
 /** A copy a transition may edit: the caller's state stays as it was (its logs are persistent, log.ts). */
@@ -112,6 +116,7 @@ export const copyState = (state: ControlState): ControlState => ({
 	pace: { ...state.pace },
 	count: copyCount(state.count),
 	window: state.window && copyWindow(state.window),
+	turn: { ...state.turn },
 });
 
 /**

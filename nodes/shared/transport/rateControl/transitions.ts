@@ -16,6 +16,7 @@ import { copyState, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { windowAnswered, windowStarted } from './window';
 import { earliestReset } from './windowReset';
+import { turnAdmitted, turnRefused } from './windowTurn';
 
 /** What happens to a controller: a request leaves, or its try ends in one of three ways. */
 export type ControlEvent =
@@ -55,6 +56,7 @@ export function transition(
 		tryEnded(next, report, now);
 		if (event.kind === 'rateLimited') {
 			slowStartRefused(next);
+			turnRefused(next.turn, report, now);
 			rateLimited(next, now, report, actions, event.phase ?? 0);
 		} else if (event.kind === 'answered') answered(next, now, report, event.workLeft);
 	}
@@ -121,7 +123,10 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 	state.stormLevel = 0;
 	// Only an admission says a spent quota is back (a 503 or a dropped connection says nothing of it).
 	const succeeded = report.status !== undefined && report.status >= 200 && report.status < 300;
-	if (succeeded) state.quotaSpentUntil = 0;
+	if (succeeded) {
+		state.quotaSpentUntil = 0;
+		turnAdmitted(state.turn, report);
+	}
 	state.recentEvents = [];
 	state.wavesInRow = 0;
 	state.admitted = trim(

@@ -1,0 +1,120 @@
+import { EARLY_RESET_HOLD_MS, TURN_BRACKETS, TURN_NARROW_MS, TURN_PERIOD_MS } from './constants';
+import type { RequestReport } from './types';
+
+/**
+ * A window that tells nothing (a bare 429: no Retry-After, no count, no reset) still shows when it turns:
+ * the last request refused and the first admitted after it were sent on either side of its turn. A
+ * window's length is whole seconds as registries state them (1 s to 15 min), so its turns, however far
+ * apart and wherever the first began, fall at one phase of the second: brackets from several turns,
+ * laid over one second, narrow that phase. A token bucket's refusals end when a token comes back, a
+ * sliding log's when a request of ours leaves it: wherever our sending put them, not on one phase, and
+ * their brackets soon miss each other (the learned phase is dropped and learned afresh).
+ *
+ * Plain data, edited only on a transition's copy (transitions.ts).
+ */
+export interface TurnState {
+	/** The latest refused request (a bare 429) with no admission sent after it seen yet. */
+	refusedSentAt: number | undefined;
+	/**
+	 * How long that refusal took to come back: a refusal answers at once, so this is the time our own
+	 * event loop held it (sending many together queues them). A request sent in that same moment reached
+	 * the registry at most this much after it left: the bracket's late end allows for it.
+	 */
+	refusedRoundTripMs: number;
+	/** The latest moment the turn may fall, as sent by us (the narrowed bracket's end); undefined: none learned. */
+	at: number | undefined;
+	/** How wide the narrowed bracket is, ending at `at`. */
+	widthMs: number;
+	/** Brackets that fell on one phase, in a row. */
+	brackets: number;
+	/** The registry told something of its limit (a count, a reset, a Retry-After): its word rules, not this. */
+	told: boolean;
+}
+
+export const noTurn = (): TurnState => ({
+	refusedSentAt: undefined,
+	refusedRoundTripMs: 0,
+	at: undefined,
+	widthMs: 0,
+	brackets: 0,
+	told: false,
+});
+
+/** Whether an answer tells anything of the limit: such a registry is read by what it tells. */
+const tells = (report: RequestReport): boolean =>
+	report.remaining !== undefined ||
+	report.resetMs !== undefined ||
+	report.limit !== undefined ||
+	report.retryAfterMs !== undefined;
+
+/**
+ * A 429: where it is bare, the turn lies after this request left. Sent within the learned turn's
+ * bracket, the turn is later than that; sent just after it (a pause ended there, refused), the turn was
+ * reckoned a little early: it lies within EARLY_RESET_HOLD_MS after this request (as a window's early
+ * reset, window.ts), and the pause that follows ends there.
+ */
+export function turnRefused(turn: TurnState, report: RequestReport, now: number): void {
+	if (tells(report)) turn.told = true;
+	if (turn.told) return;
+	if (turn.refusedSentAt === undefined || report.sentAt >= turn.refusedSentAt) {
+		turn.refusedSentAt = report.sentAt;
+		turn.refusedRoundTripMs = now - report.sentAt;
+	}
+	if (turn.at === undefined) return;
+	const learned = turn.at + Math.round((report.sentAt - turn.at) / TURN_PERIOD_MS) * TURN_PERIOD_MS;
+	const after = report.sentAt - learned;
+	if (after < 0 && -after < turn.widthMs) turn.widthMs = -after;
+	else if (after >= 0 && after < EARLY_RESET_HOLD_MS) {
+		turn.at = report.sentAt + EARLY_RESET_HOLD_MS;
+		turn.widthMs = EARLY_RESET_HOLD_MS;
+	}
+}
+
+/**
+ * An admission: sent after the last refusal, it closes a bracket (the refusal's send time, its own]
+ * that holds a turn; laid over the learned one (shifted by whole seconds), it narrows it, or (missing
+ * it) starts the learning afresh.
+ */
+export function turnAdmitted(turn: TurnState, report: RequestReport): void {
+	if (tells(report)) turn.told = true;
+	const refusedSentAt = turn.refusedSentAt;
+	if (turn.told || refusedSentAt === undefined || report.sentAt <= refusedSentAt) return;
+	turn.refusedSentAt = undefined;
+	const from = refusedSentAt;
+	const to = report.sentAt + turn.refusedRoundTripMs;
+	// A bracket a second or wider holds every phase: it tells nothing.
+	if (to - from >= TURN_PERIOD_MS) return;
+	if (turn.at !== undefined) {
+		const shift = Math.round((to - turn.at) / TURN_PERIOD_MS) * TURN_PERIOD_MS;
+		for (const by of [shift, shift - TURN_PERIOD_MS, shift + TURN_PERIOD_MS]) {
+			const end = Math.min(to, turn.at + by);
+			const start = Math.max(from, turn.at + by - turn.widthMs);
+			if (end > start) {
+				turn.at = end;
+				turn.widthMs = end - start;
+				turn.brackets += 1;
+				return;
+			}
+		}
+	}
+	turn.at = to;
+	turn.widthMs = to - from;
+	turn.brackets = 1;
+}
+
+/**
+ * The first learned turn at or after `from` (a refused request's send time: where its refusal came back
+ * after that turn, the turn is due at once), as sent: a request that leaves then reaches the registry
+ * just past it. Undefined where none is learned (TURN_BRACKETS).
+ */
+export function nextTurn(turn: TurnState, from: number): number | undefined {
+	if (!turnLearned(turn)) return undefined;
+	// A wide bracket is halved: a request sent at its middle is admitted (its late half goes) or refused
+	// (its early half goes).
+	const at = turn.widthMs > TURN_NARROW_MS ? turn.at! - turn.widthMs / 2 : turn.at!;
+	return at + Math.max(0, Math.ceil((from - at) / TURN_PERIOD_MS)) * TURN_PERIOD_MS;
+}
+
+/** Brackets enough on one phase, and nothing told of the limit. */
+export const turnLearned = (turn: TurnState): boolean =>
+	!turn.told && turn.at !== undefined && turn.brackets >= TURN_BRACKETS;
