@@ -459,7 +459,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 	 */
 	private previousOfChanged = new Map<string, string[]>();
 	/** The companies step 1 found changed (or all, in a new store). */
-	private changed = new Set<string>();
+	private changed: Pick<ReadonlySet<string>, 'has'> = new Set<string>();
 	/** Whether the store's row already holds exactly what step 3 would write (nothing changed, nothing to drop). */
 	private rowIsCurrent = false;
 	/** How many entries the store held before this run (-1: not known; asked only where the row may stay as it is). */
@@ -695,7 +695,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
 		};
-		this.changed = new Set(changed.keys());
+		// A new store: every company named is, and `current` says which (a copy was a 100,000-id Set).
+		this.changed = storeIsNew ? current : new Set(changed.keys());
 
 		const known = new Map<string, Recollection>();
 		for (const [id, held] of changed) {
