@@ -625,9 +625,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		asked.walk(isNew, (id, now, held) => {
 			if (allHeld(held)) return;
 			changed.set(id, held);
-			// Its previous snapshot is the static data's, compared as `sameText` does: no form to ask. A new
-			// store is asked nothing (100,000 companies' earlier forms were some 30 MB of texts a first run).
-			if (!storeIsNew && !fromNotebook(id)) askAsCame(id, now, held);
+			// Its previous snapshot is the static data's, compared as `sameText` does: no form to ask.
+			if (!fromNotebook(id)) askAsCame(id, now, held);
 		});
 		const carriedWhole: string[] = [...absentDeferred];
 		/** Companies not named now whose details the row does not hold as the static data says: their status asked then, and whether it was held. */
@@ -638,7 +637,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 			if (allHeld(held)) return void carriedWhole.push(id);
 			statusOnly.set(id, { asked: before.s, held: held.status });
 			absentHeld.set(id, held);
-			if (!storeIsNew) askAsCame(id, before, held);
+			askAsCame(id, before, held);
 		});
 		for (const id of absentUnsaved) statusOnly.set(id, { held: false });
 
