@@ -45,10 +45,7 @@ interface Logger {
  * entries that are not snapshots are dropped, so their companies start a new baseline instead of
  * producing a false change or crashing every run. Returns how many were dropped (a whole bad list counts one).
  */
-function repairCompanies(
-	state: Record<string, unknown>,
-	into?: Map<string, CompanySnapshot>,
-): number {
+function repairCompanies(state: Record<string, unknown>): number {
 	const companies = state.companies;
 	if (companies === undefined) return 0;
 	if (typeof companies !== 'object' || companies === null || Array.isArray(companies)) {
@@ -62,7 +59,7 @@ function repairCompanies(
 		if (!isPlainSnapshot(snapshot) && !companySnapshotSchema.safeParse(snapshot).success) {
 			delete saved[key];
 			dropped += 1;
-		} else into?.set(key, snapshot as CompanySnapshot);
+		}
 	}
 	return dropped;
 }
@@ -87,14 +84,13 @@ function isPlainSnapshot(value: unknown): boolean {
 
 /**
  * The companies a watch keeps in n8n's static data, checked and mended; what was dropped is said once in
- * n8n's log. `into`: a map that gets the companies kept, in the same walk.
+ * n8n's log.
  */
 export function loadWatchState(
 	staticData: Record<string, unknown>,
 	logger: Logger,
-	into?: Map<string, CompanySnapshot>,
 ): { companies?: Record<string, CompanySnapshot> } {
-	const dropped = repairCompanies(staticData, into);
+	const dropped = repairCompanies(staticData);
 	if (dropped > 0) {
 		logger.warn(
 			'Company Registry: the saved watch state had entries that are not company snapshots; they were dropped and start a new baseline',
@@ -133,8 +129,11 @@ function loadRowMark(saved: unknown): RowMark | undefined {
  * Changes: those seen within Forget Companies Not Seen For).
  */
 export class StaticDataMemory implements WatchMemory {
-	/** Read into a Map once: lookups and walks of a 100,000-key object are what a run would spend its time on. */
-	private readonly companies: Map<string, CompanySnapshot>;
+	/**
+	 * The companies as n8n loaded them, mended, looked up in place: a Map of them cost a 100,000-company
+	 * list some 6 MB of garbage a run (its tables, grown by doubling), which the process's peak carries.
+	 */
+	private readonly companies: Record<string, CompanySnapshot>;
 	/** The mark of the row the run that saved this static data wrote, if any. */
 	readonly rowMark: RowMark | undefined;
 	/** The mark `remember` saves: none unless the store's memory gives one (a run without the store leaves the row's mark untrue). */
@@ -145,8 +144,7 @@ export class StaticDataMemory implements WatchMemory {
 		logger: Logger,
 		private readonly keep: (id: string, snapshot: CompanySnapshot) => boolean,
 	) {
-		this.companies = new Map();
-		loadWatchState(staticData, logger, this.companies);
+		this.companies = loadWatchState(staticData, logger).companies ?? {};
 		this.rowMark = loadRowMark(staticData.storeRow);
 	}
 
@@ -155,21 +153,23 @@ export class StaticDataMemory implements WatchMemory {
 		this.nextRowMark = mark;
 	}
 
-	/** The saved snapshot of a company, if any. */
+	/** The saved snapshot of a company, if any (its own: not what the list inherits, such as `toString`). */
 	saved(id: string): CompanySnapshot | undefined {
-		return this.companies.get(id);
+		return Object.prototype.hasOwnProperty.call(this.companies, id)
+			? this.companies[id]
+			: undefined;
 	}
 
 	/** The companies this memory keeps although this run named them not. */
 	kept(current: ReadonlyMap<string, CompanySnapshot>): string[] {
 		const kept: string[] = [];
-		for (const [id, snapshot] of this.companies)
-			if (!current.has(id) && this.keep(id, snapshot)) kept.push(id);
+		for (const id of Object.keys(this.companies))
+			if (!current.has(id) && this.keep(id, this.companies[id])) kept.push(id);
 		return kept;
 	}
 
 	get isEmpty(): boolean {
-		return this.companies.size === 0;
+		return Object.keys(this.companies).length === 0;
 	}
 
 	async recall(
@@ -188,14 +188,12 @@ export class StaticDataMemory implements WatchMemory {
 		unchecked: readonly string[],
 	): Promise<void> {
 		// The loaded list, changed in place: a list built anew costs a 100,000-key object a run.
-		const next = (this.staticData.companies ?? {}) as Record<string, CompanySnapshot>;
+		const next = this.companies;
 		const failed = new Set(unchecked);
-		// forEach: no [id, snapshot] pair made per company.
-		this.companies.forEach((snapshot, id) => {
-			if (!current.has(id) && !failed.has(id) && !this.keep(id, snapshot)) delete next[id];
-		});
+		for (const id of Object.keys(next))
+			if (!current.has(id) && !failed.has(id) && !this.keep(id, next[id])) delete next[id];
 		current.forEach((snapshot, id) => {
-			const before = this.companies.get(id);
+			const before = this.saved(id);
 			// As saved but the day (most of a long list): the day set in place, which costs far less than
 			// storing a key anew into a 100,000-key object. A change is never shown against this snapshot.
 			if (before && before.s === snapshot.s && before.n === snapshot.n && before.a === snapshot.a)

@@ -169,14 +169,40 @@ function earlierEntries(id: string, field: TextField, text: string | undefined):
 /** Said of a company that could not be checked where only its status was known: its name and address are not. */
 const detailsUnknownEntry = (id: string) => entry(id, 'details', 'unknown');
 
+/** Where entries are appended: a list, or the row step 3 writes (RowEntries). */
+interface Entries {
+	push(entry: string): void;
+}
+
+/**
+ * The row step 3 writes, made at its size (known before: three entries a registered company, one not, a
+ * block per 10) and filled by place. Grown by push, 300,000 entries leave some 6 MB of copies of the list
+ * a run (each larger than V8's regular objects, so straight into the old space the peak is made of).
+ */
+class RowEntries implements Entries {
+	readonly values: string[];
+	private filled = 0;
+
+	constructor(size: number) {
+		this.values = new Array<string>(size);
+	}
+
+	push(entry: string): void {
+		this.values[this.filled] = entry;
+		this.filled += 1;
+	}
+}
+
 /**
  * Appends a company's entries, the status first: n8n drops the oldest first, so a company whose status
  * entry survived kept its name and address entries too.
  */
-function pushEntriesOf(entries: string[], id: string, snapshot: Omit<CompanySnapshot, 'd'>): void {
+function pushEntriesOf(entries: Entries, id: string, snapshot: Omit<CompanySnapshot, 'd'>): void {
 	entries.push(statusEntry(id, snapshot.s));
 	// Not registered: the status says all.
-	if (snapshot.s !== 'N') entries.push(nameEntry(id, snapshot.n), addressEntry(id, snapshot.a));
+	if (snapshot.s === 'N') return;
+	entries.push(nameEntry(id, snapshot.n));
+	entries.push(addressEntry(id, snapshot.a));
 }
 
 /** How many entries `pushEntriesOf` makes for these companies. */
@@ -263,7 +289,7 @@ function boundsInText(parts: readonly string[], bounds: number[]): void {
 }
 
 /** Appends the entries lying in `text` at `bounds`: slices, which V8 makes without copying the text. */
-function cutEntries(entries: string[], text: string, bounds: readonly number[]): void {
+function cutEntries(entries: Entries, text: string, bounds: readonly number[]): void {
 	for (let at = 0; at < bounds.length; at += 2)
 		entries.push(text.slice(bounds[at], bounds[at + 1]));
 }
@@ -297,7 +323,7 @@ function blocksOf(companies: ReadonlyMap<string, CompanySnapshot>): Blocks {
 }
 
 /** Appends the row step 3 writes for the companies named now: per block its entry, then its companies' entries. */
-function pushRowOf(entries: string[], blocks: Blocks): void {
+function pushRowOf(entries: Entries, blocks: Blocks): void {
 	for (const [index, text] of blocks.texts.entries()) {
 		entries.push(text);
 		cutEntries(entries, text, blocks.bounds[index]);
@@ -433,7 +459,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 	 */
 	private previousOfChanged = new Map<string, string[]>();
 	/** The companies step 1 found changed (or all, in a new store). */
-	private changed = new Set<string>();
+	private changed: Pick<ReadonlySet<string>, 'has'> = new Set<string>();
 	/** Whether the store's row already holds exactly what step 3 would write (nothing changed, nothing to drop). */
 	private rowIsCurrent = false;
 	/** How many entries the store held before this run (-1: not known; asked only where the row may stay as it is). */
@@ -481,7 +507,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 		let storeIsNew = this.heldBefore === 0 && !mark;
 		// No static data to vouch for the row (a worker): first the blocks, then the entries of the
 		// companies whose block the row does not hold. A block held: its companies are as it says.
-		this.blocks = mark ? undefined : blocksOf(current);
+		// A main process's first run (its row empty, no mark) writes none either: its next run has the mark,
+		// and its blocks were some 40 MB of texts, slices and bounds at 100,000 companies that a worker
+		// would use only if queue mode came later (it then asks every company once, as after a marked run).
+		this.blocks = mark || storeIsNew ? undefined : blocksOf(current);
 		/** Block entries the store did not hold (recorded now). */
 		const blockNew =
 			this.blocks && !storeIsNew ? await this.record(this.blocks.texts) : new Set<string>();
@@ -665,7 +694,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
 		};
-		this.changed = new Set(changed.keys());
+		// A new store: every company named is, and `current` says which (a copy was a 100,000-id Set).
+		this.changed = storeIsNew ? current : new Set(changed.keys());
 
 		const known = new Map<string, Recollection>();
 		for (const [id, held] of changed) {
@@ -749,20 +779,21 @@ export class ProcessedItemsMemory implements WatchMemory {
 	): Promise<void> {
 		// `current` is what recall was given. Its entries are made only when the row is written.
 		const mark = this.notebook?.rowMark;
-		// Blocks only where no mark vouched for the row (a worker's run, a first run): a run the mark vouches
-		// for asks none, and writing them cost a main process 0.15-0.3 s a run at 100,000 companies. A
-		// worker after it asks every company once; a marked run after a row with blocks writes it anew once.
-		const count =
-			this.carried.length +
-			entriesCount(current) +
-			(mark ? 0 : Math.ceil(current.size / BLOCK_SIZE));
+		// Blocks only where recall made them, where no mark vouched for a row that held something (a worker's
+		// run; a main process's after another wrote its row): a run the mark vouches for asks none, and
+		// writing them cost a main process 0.15-0.3 s a run at 100,000 companies. A worker after it asks
+		// every company once; a marked run after a row with blocks writes it anew once.
+		const blocks = this.blocks;
+		const count = this.carried.length + entriesCount(current) + (blocks?.texts.length ?? 0);
 		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
 		if (this.rowIsCurrent && count === this.heldBefore) {
 			this.notebook?.markRow(this.rowAsSaved ? mark : undefined);
 		} else {
-			const entries = [...this.carried];
-			if (mark) for (const [id, snapshot] of current) pushEntriesOf(entries, id, snapshot);
-			else pushRowOf(entries, this.blocks!);
+			// The mark's entry too, if any (below): one place more than `count`.
+			const row = new RowEntries(count + 1);
+			for (const carried of this.carried) row.push(carried);
+			if (blocks) pushRowOf(row, blocks);
+			else current.forEach((snapshot, id) => pushEntriesOf(row, id, snapshot));
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
 				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
@@ -775,7 +806,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 				this.notebook && count < STORE_OPTIONS.maxEntries!
 					? { token: randomUUID(), entries: count, notAsSaved: this.notAsSaved }
 					: undefined;
-			if (next) entries.push(rowEntry(next));
+			const entries = row.values;
+			// Without a mark the last place goes (shortened in place, not copied).
+			if (next) row.push(rowEntry(next));
+			else entries.length = count;
 			await this.write(entries).catch(async (error: unknown) => {
 				// The row is gone: the last run's entries, as recall learned them, are written back.
 				await this.write(this.previousEntries(current)).catch(() => undefined);
