@@ -78,6 +78,22 @@ describe("a failed run's undo past its bound", () => {
 		).toEqual([]);
 	});
 
+	// The static data vouches for the emptied row only where the row held its mark: a worker that wrote the
+	// row since may have reported from it (emptiedRow.test.ts).
+	it('on a main process whose row a worker wrote since: the row is cleared, and the next run starts a new baseline', async () => {
+		const { store, helpers, failAtClear } = storeFailingAtClear();
+		const { data } = await runOnStore(helpers, {}, checked(0), [], 1);
+		await runOnStore(helpers, undefined, checked(0), [], 2);
+		failAtClear();
+		await expect(runOnStore(helpers, data, checked(CHANGED_ON_MAIN), [], 3)).rejects.toThrow(
+			'deadlock detected',
+		);
+		expect(store.entriesOf('w', 'n')).toBe(0);
+		expect(
+			events((await runOnStore(helpers, data, checked(CHANGED_ON_MAIN), [], 4)).found),
+		).toEqual([]);
+	});
+
 	// Straddling the bound: a worker with a quarter of its companies changed and 100 named in no row (their
 	// statuses asked), the row estimated as three entries a company named, a block per 10 and the values
 	// recorded. 2,800: 3,870 values × 12,850 entries, 0.5% under; 2,840: 3,870 × 12,974, 0.4% over.
