@@ -170,4 +170,20 @@ describe("a row emptied since the main process's static data was saved", () => {
 		// This run wrote the row, and marked it.
 		expect(next.data.storeRow).toHaveProperty('token');
 	});
+
+	// All the main process asked new, not even its mark held, but the row holds more: not an emptied row.
+	// A worker's row holds the company's old status, name and address: asked, its old status is found.
+	it('a row a worker wrote holding only the old entries of a company changed in status, name and address at once: its change is reported', async () => {
+		const store = new HarnessStore();
+		const helpers = helpersOf(store);
+		const one = (record: CompanyRecord) => [{ key: keys[0], record, itemIndex: 0 }];
+		const { data: saved } = await runOnStore(helpers, {}, one(company('Active')), [], 1);
+		await runOnStore(helpers, undefined, one(company('Active')), [], 2);
+		const moved = {
+			...company('Inactive', 'Beta AG'),
+			registeredAddress: 'Ring 2',
+		} as CompanyRecord;
+		const next = await runOnStore(helpers, saved, one(moved), [], 3);
+		expect(next.found.map((change) => change.change.event)).toEqual(['turnedInactive']);
+	});
 });
