@@ -186,4 +186,23 @@ describe("a row emptied since the main process's static data was saved", () => {
 		const next = await runOnStore(helpers, saved, one(moved), [], 3);
 		expect(next.found.map((change) => change.change.event)).toEqual(['turnedInactive']);
 	});
+
+	it('a run without the store (n8n offered none) saves no storeRow: a row found empty later is then not taken as emptied since', async () => {
+		const { helpers } = failingStore();
+		const { data: saved } = await runOnStore(
+			helpers,
+			{},
+			named([company('Active'), company('Active')]),
+			[],
+			1,
+		);
+		expect(saved).toHaveProperty('storeRow');
+		await detectChanges(
+			new StaticDataMemory(saved, { warn: () => undefined }, () => true),
+			named([company('Inactive'), company('Active')]),
+			[],
+			{ now: new Date(Date.UTC(2026, 0, 2)), reportFirstSightings: false },
+		);
+		expect(Object.keys(saved)).toEqual(['companies']);
+	});
 });
