@@ -336,7 +336,8 @@ describe('Company Registry › Watch for Changes', () => {
 		it('a watch saved by an earlier version (static data only) reports the first change from it, then from the store', async () => {
 			await watch(engine);
 			const before = engine.staticDataOf('watch-workflow');
-			// The earlier version: the same static data, nothing in the store.
+			// The earlier version: the same companies, no mark of the store's row (it wrote none), nothing in the store.
+			delete (before['node:Company Registry'] as { storeRow?: unknown }).storeRow;
 			const upgraded = engineFor(sandbox);
 			upgraded.setStaticData(before, 'watch-workflow');
 			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
@@ -390,6 +391,8 @@ describe('Company Registry › Watch for Changes', () => {
 		type StoreMethod = 'checkProcessedAndRecord' | 'clearAllProcessedItems';
 		const FAULTS: Array<[string, StoreMethod, number, number]> = [
 			// [what, method, calls that succeed first, calls that then fail (each call is tried twice)]
+			// On a main process the step after the first record is the clear, then the write and its write-back
+			// both fail: the row is left empty (below).
 			['every record after the first (recall, step 2)', 'checkProcessedAndRecord', 1, Infinity],
 			// On a main process the static data answers what step 2 would ask: the clear follows step 1.
 			['the record right after the clear (remember)', 'checkProcessedAndRecord', -1, 2],
@@ -397,7 +400,7 @@ describe('Company Registry › Watch for Changes', () => {
 		];
 		describe.each([false, true])('on a queue-mode worker: %s', (onWorker) => {
 			it.each(FAULTS)(
-				'a store failing at %s loses no change',
+				'a store failing at %s: no change lost where the row is left as it was, none false',
 				async (_what, method, succeedingFirst, failing) => {
 					const succeeding = succeedingFirst === -1 ? (onWorker ? 2 : 1) : succeedingFirst;
 					await watch(engine, LIST, {}, { onWorker });
@@ -421,9 +424,13 @@ describe('Company Registry › Watch for Changes', () => {
 					);
 					expect(calls).toBeGreaterThan(succeeding);
 					store[method] = real as never;
-					expect(events((await watch(engine, LIST, {}, { onWorker })).changes)).toEqual([
-						['turnedInactive', 'HRB12345'],
-					]);
+					// A main process that finds the row emptied since its static data was saved cannot tell
+					// whether a worker reported from it meanwhile: a new baseline, the change lost, none false
+					// (emptiedRow.test.ts). Every other fault leaves the row as the last run left it.
+					const emptied = !onWorker && succeedingFirst === 1;
+					expect(events((await watch(engine, LIST, {}, { onWorker })).changes)).toEqual(
+						emptied ? [] : [['turnedInactive', 'HRB12345']],
+					);
 					expect((await watch(engine, LIST, {}, { onWorker })).changes).toEqual([]);
 				},
 			);

@@ -138,6 +138,14 @@ export class StaticDataMemory implements WatchMemory {
 	readonly rowMark: RowMark | undefined;
 	/** The mark `remember` saves: none unless the store's memory gives one (a run without the store leaves the row's mark untrue). */
 	private nextRowMark: RowMark | undefined;
+	/**
+	 * Whether a run that wrote the store's row saved this static data (it saves `storeRow`: the row's mark,
+	 * or `{}` where the row was too long to mark). Then the row found empty was emptied since, and other
+	 * runs may have reported from it meanwhile: the static data is no longer the memory (processedItemsMemory.ts).
+	 */
+	readonly savedWithStore: boolean;
+	/** Whether this run's store memory wrote (or kept) the row: `remember` then saves `storeRow`. */
+	private rowKept = false;
 
 	constructor(
 		private readonly staticData: Record<string, unknown>,
@@ -146,11 +154,13 @@ export class StaticDataMemory implements WatchMemory {
 	) {
 		this.companies = loadWatchState(staticData, logger).companies ?? {};
 		this.rowMark = loadRowMark(staticData.storeRow);
+		this.savedWithStore = 'storeRow' in staticData;
 	}
 
-	/** The mark of the row this run leaves, saved with the companies by `remember`. */
+	/** The mark of the row this run leaves (none: too long to mark), saved with the companies by `remember`. */
 	markRow(mark: RowMark | undefined): void {
 		this.nextRowMark = mark;
+		this.rowKept = true;
 	}
 
 	/** The saved snapshot of a company, if any (its own: not what the list inherits, such as `toString`). */
@@ -203,7 +213,7 @@ export class StaticDataMemory implements WatchMemory {
 		// n8n notices changes to static data only through the objects it handed out: assigning the list
 		// marks the state changed, so n8n saves it whole.
 		this.staticData.companies = next;
-		if (this.nextRowMark) this.staticData.storeRow = this.nextRowMark;
+		if (this.rowKept) this.staticData.storeRow = this.nextRowMark ?? {};
 		else if ('storeRow' in this.staticData) delete this.staticData.storeRow;
 	}
 }

@@ -84,15 +84,20 @@ import {
  * record entries as they ask, so a failure before step 3 removes the few this run newly recorded (else the
  * next run would take them as known, and never report the change); where n8n would search the row too
  * long for that (it searches it once per value: a worker's folded step 1 can record 30,000), the row is
- * cleared instead (UNDO_MAX_SEARCHED_ENTRIES: a worker starts a new baseline, a main process falls back to
- * the static data, which keeps the changes); a failure after the clear writes back
- * the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
+ * cleared instead (UNDO_MAX_SEARCHED_ENTRIES: a worker starts a new baseline; a main process whose row held
+ * its static data's mark leaves one entry saying so, and falls back to the static data, which keeps the
+ * changes); a failure after the clear writes back the entries recall learned. What a process crash between the calls can still cost: a crash after step 1
  * leaves its new entries, and the changes of that run are lost for good (and the mark it asked, if the row
  * did not hold it: a later run with that static data then trusts a row another run wrote, takes a company
  * back to what the static data says as unchanged, and a changed one's previous snapshot from the older
  * static data; a known gap, rowMark.redteam.test.ts); a crash between the clear and the
- * write leaves an empty row: a main process falls back to the static data (written only after the store),
- * a queue-mode worker starts a new baseline (changes meanwhile lost, none false).
+ * write (or a write and its write-back both failing) leaves an empty row: every company starts a new
+ * baseline (changes meanwhile lost, none false), on a main process too. Its static data is the memory of an
+ * empty row only where no run with the store saved it (a first run, a watch kept in static data alone by
+ * an earlier version) or the row says a failed run emptied it as marked: else a worker, or a run whose save
+ * was lost, may have reported from the row before it was emptied, and the static data would report those
+ * changes again (found with the memory's own capacity: a worker whose write failed after its clear on a
+ * trimmed row had nothing to write back).
  */
 export type ProcessedItemsStore = Pick<
 	DeduplicationHelperFunctions,
@@ -100,8 +105,12 @@ export type ProcessedItemsStore = Pick<
 > &
 	Partial<Pick<DeduplicationHelperFunctions, 'removeProcessed'>>;
 
-/** Three entries a registered company and a block per 10: room for 161,290 companies; beyond, the first of the list start a new baseline each run. */
-const STORE_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };
+/**
+ * The entries the memory asks n8n to keep in the row (n8n trims the oldest beyond it). Three entries a
+ * registered company and a block per 10: room for 161,290 companies; beyond, the first of the list start
+ * a new baseline each run.
+ */
+export const STORE_CAPACITY = 500_000;
 
 const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
 
@@ -337,6 +346,12 @@ function pushRowOf(entries: Entries, blocks: Blocks): void {
  */
 const rowEntry = (mark: RowMark) =>
 	JSON.stringify(['row written', mark.token, mark.entries, mark.notAsSaved]);
+/**
+ * The one entry a failed run leaves where its undo cleared the row (UNDO_MAX_SEARCHED_ENTRIES) and the row
+ * held its static data's mark: no other run wrote the row since the one that saved that static data, and
+ * this one reported nothing, so the static data is still the memory of the emptied row.
+ */
+const rowEmptiedEntry = (mark: RowMark) => JSON.stringify(['row emptied', mark.token]);
 
 function entriesOf(id: string, snapshot: Omit<CompanySnapshot, 'd'>): string[] {
 	const entries: string[] = [];
@@ -470,12 +485,23 @@ export class ProcessedItemsMemory implements WatchMemory {
 	 * entries the row held got them from another run (one in progress may yet take them back, if it fails).
 	 */
 	private rowAsSaved = false;
+	/** Whether the row held the static data's mark (no other run wrote it since the one that saved it). */
+	private rowAsMarked = false;
 
-	/** `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store cannot give. */
+	/** The options of every store call: the entries mode, and the capacity n8n trims the row to. */
+	private readonly options: ICheckProcessedOptions & { maxEntries: number };
+
+	/**
+	 * `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store
+	 * cannot give. `maxEntries`: the row's capacity (tests give a few companies' worth, standing for 500,000).
+	 */
 	constructor(
 		private readonly store: ProcessedItemsStore,
 		private readonly notebook?: StaticDataMemory,
-	) {}
+		maxEntries = STORE_CAPACITY,
+	) {
+		this.options = { mode: 'entries', maxEntries };
+	}
 
 	async recall(
 		current: ReadonlyMap<string, CompanySnapshot>,
@@ -489,16 +515,18 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Neither list names a company named now (the detector's and the static data's `kept` leave them out).
 		const absent = [...new Set([...unchecked, ...(this.notebook?.kept(current) ?? [])])];
 		this.recordedNew = [];
+		this.rowAsMarked = false;
 		this.rowLength = entriesCount(current) + current.size / BLOCK_SIZE + 3 * absent.length;
 		const count = async () =>
 			await this.call(
-				async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
+				async () => await this.store.getProcessedDataCount('node', this.options),
 			).catch(async (error: unknown) => {
 				await this.undoRecorded();
 				throw error;
 			});
-		// A store with no entries at all: a first run, or a watch saved by an earlier version (static data
-		// only). Then nothing is asked of it, and only the static data can be the memory. A mark says the
+		// A store with no entries at all: a first run, a watch saved by an earlier version (static data
+		// only), or a row emptied since (staticDataIsMemory below says when the static data is then the
+		// memory). Nothing is asked of it. A mark says the
 		// row was written (and, if it still holds the mark, what it holds): no count is needed. A worker
 		// asks its blocks first and counts only where that can tell something (below); a main process
 		// without its mark (a first run, a lost save) counts first: a first run then asks no blocks.
@@ -572,35 +600,54 @@ export class ProcessedItemsMemory implements WatchMemory {
 				});
 		for (const entry of firstNew) this.recordedNew.push(entry);
 		const rowAsMarked = markEntry !== undefined && !firstNew.has(markEntry);
+		this.rowAsMarked = rowAsMarked;
 		this.rowAsSaved = rowAsMarked && asked.ids.length === 0;
+		/** Whether the row was emptied by a failed run that found it as the static data's mark says. */
+		let emptiedAsMarked = false;
 		if (markEntry && !rowAsMarked) {
 			// Another run wrote the row since (a worker, a run whose static data was lost): all is asked.
 			const [from, absentFrom] = [asked.entries.length, absentAsked.entries.length];
 			for (const id of deferred) asked.add(id, current.get(id)!);
 			for (const id of absentDeferred) absentAsked.add(id, saved(id)!);
-			const rest = [...asked.entries.slice(from), ...absentAsked.entries.slice(absentFrom)];
+			const emptied = rowEmptiedEntry(mark!);
+			const rest = [
+				...asked.entries.slice(from),
+				...absentAsked.entries.slice(absentFrom),
+				emptied,
+			];
 			const restNew = await this.record(rest).catch(async (error: unknown) => {
 				await this.undoRecorded();
 				throw error;
 			});
+			emptiedAsMarked = !restNew.has(emptied);
 			for (const entry of restNew) {
-				firstNew.add(entry);
+				if (entry !== emptied) firstNew.add(entry);
 				this.recordedNew.push(entry);
 			}
 			deferred.length = 0;
 			absentDeferred.length = 0;
-			// Nothing held, not even the mark: the row may have been empty (a crash after the clear).
+			// Nothing held, not even the mark: the row may have been empty (a crash after the clear), or held
+			// the emptied entry alone; it holds that entry now either way.
 			const recorded = 1 + asked.entries.length + absentAsked.entries.length;
-			if (firstNew.size === recorded && recorded < STORE_OPTIONS.maxEntries!) {
+			if (firstNew.size === recorded && recorded < this.options.maxEntries) {
 				const held = await this.call(
-					async () => await this.store.getProcessedDataCount('node', STORE_OPTIONS),
+					async () => await this.store.getProcessedDataCount('node', this.options),
 				).catch(async (error: unknown) => {
 					await this.undoRecorded();
 					throw error;
 				});
-				storeIsNew = held === recorded;
+				storeIsNew = held === recorded + 1;
 			}
 		}
+		/**
+		 * Whether the static data is the memory of a row found empty: only where no run that wrote the row
+		 * saved it (a first run, a watch an earlier version kept in static data alone), or the row was emptied
+		 * by a failed run that found it as the static data's mark says. Else the row was emptied since (a run
+		 * that died between its clear and its write, a write and its write-back both failing, a failed run's
+		 * undo), and a worker or a run whose save was lost may have reported from it meanwhile: every company
+		 * starts a new baseline, never a change reported again.
+		 */
+		const staticDataIsMemory = !this.notebook?.savedWithStore || emptiedAsMarked;
 		const isNew = (entry: string) => storeIsNew || firstNew.has(entry);
 		/** The companies named now whose entries were not all held, with what was. */
 		const changed = new Map<string, Held>();
@@ -709,8 +756,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			}
 			const status = storeIsNew ? undefined : statusOf(id, now.s, held.status);
 			if (status === undefined) {
-				// Unknown to the store. Only where the store has never held anything is the static data the memory.
-				if (storeIsNew && before) known.set(id, { previous: before });
+				// Unknown to the store. Only where the store holds nothing and the static data vouches for it.
+				if (storeIsNew && before && staticDataIsMemory) known.set(id, { previous: before });
 				continue;
 			}
 			const detailsUnknown = answers.has(detailsUnknownEntry(id));
@@ -796,14 +843,14 @@ export class ProcessedItemsMemory implements WatchMemory {
 			else current.forEach((snapshot, id) => pushEntriesOf(row, id, snapshot));
 			// 3. Written anew: entries of companies no longer named, and old values, go with the old row.
 			await this.call(
-				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
+				async () => await this.store.clearAllProcessedItems('node', this.options),
 			).catch(async (error: unknown) => {
 				await this.undoRecorded();
 				throw error;
 			});
 			// The row's mark last: n8n's trimming drops the oldest first. A row too long to hold all is not marked.
 			const next =
-				this.notebook && count < STORE_OPTIONS.maxEntries!
+				this.notebook && count < this.options.maxEntries
 					? { token: randomUUID(), entries: count, notAsSaved: this.notAsSaved }
 					: undefined;
 			const entries = row.values;
@@ -835,24 +882,32 @@ export class ProcessedItemsMemory implements WatchMemory {
 	/**
 	 * Removes the entries this run recorded that the store did not hold (few: those of changed companies).
 	 * Where n8n would search the row too long for them (UNDO_MAX_SEARCHED_ENTRIES), clears it instead: a
-	 * worker then starts a new baseline (this run's changes lost, none false), a main process falls back to
-	 * its static data (which this run did not save: its changes are reported next run). Best effort: the run
-	 * fails with its own error either way.
+	 * worker then starts a new baseline (this run's changes lost, none false); a main process whose row held
+	 * its static data's mark writes the emptied entry, and falls back to its static data (which this run did
+	 * not save: its changes are reported next run), else starts a new baseline. Best effort: the run fails
+	 * with its own error either way.
 	 */
 	private async undoRecorded(): Promise<void> {
 		const values = this.recordedNew.length;
 		if (values === 0) return;
-		const row = Math.min(this.rowLength + values, STORE_OPTIONS.maxEntries!);
+		const row = Math.min(this.rowLength + values, this.options.maxEntries);
 		if (values * row > UNDO_MAX_SEARCHED_ENTRIES) {
-			await this.call(
-				async () => await this.store.clearAllProcessedItems('node', STORE_OPTIONS),
-			).catch(() => undefined);
+			const cleared = await this.call(
+				async () => await this.store.clearAllProcessedItems('node', this.options),
+			).then(
+				() => true,
+				() => false,
+			);
+			// The static data is then still the memory (rowEmptiedEntry).
+			const mark = this.notebook?.rowMark;
+			if (cleared && this.rowAsMarked && mark)
+				await this.write([rowEmptiedEntry(mark)]).catch(() => undefined);
 			return;
 		}
 		const { removeProcessed } = this.store;
 		if (!removeProcessed) return;
 		await this.call(
-			async () => await removeProcessed(this.recordedNew, 'node', STORE_OPTIONS),
+			async () => await removeProcessed(this.recordedNew, 'node', this.options),
 		).catch(() => undefined);
 	}
 
@@ -860,7 +915,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private async record(entries: string[]): Promise<Set<string>> {
 		if (entries.length === 0) return new Set();
 		const output = await this.call(
-			async () => await this.store.checkProcessedAndRecord(entries, 'node', STORE_OPTIONS),
+			async () => await this.store.checkProcessedAndRecord(entries, 'node', this.options),
 		);
 		return new Set(output.new.map(String));
 	}
@@ -869,7 +924,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private async write(entries: string[]): Promise<void> {
 		if (entries.length === 0) return;
 		await this.call(
-			async () => await this.store.checkProcessedAndRecord(entries, 'node', STORE_OPTIONS),
+			async () => await this.store.checkProcessedAndRecord(entries, 'node', this.options),
 		);
 	}
 

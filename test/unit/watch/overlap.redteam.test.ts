@@ -5,6 +5,7 @@ import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
 import {
 	ProcessedItemsMemory,
+	STORE_CAPACITY,
 	type ProcessedItemsStore,
 } from '../../../nodes/shared/watch/processedItemsMemory';
 import {
@@ -65,8 +66,13 @@ interface Options {
 	/** Two runs a round, meeting in the ways below; else one. */
 	overlaps: boolean;
 	crashes: boolean;
-	/** Some watches with a store of room for a few companies (n8n's trimming drops the oldest). */
-	capacity: boolean;
+	/**
+	 * Some watches (`always`: every one) whose memory asks n8n for room for a few entries: n8n's trimming drops
+	 * the oldest, as it would at 500,000 entries.
+	 */
+	capacity: boolean | 'always';
+	/** Lists that shrink to a third and grow back, round by round. */
+	shrinking?: boolean;
 }
 
 async function simulate(seed: number, options: Options) {
@@ -79,8 +85,10 @@ async function simulate(seed: number, options: Options) {
 	}));
 	const records = keys.map(() => record(random));
 	const store = new HarnessStore();
-	const capacityBound = random() < 0.2 && options.capacity;
-	if (capacityBound) store.capacity = 1 + Math.floor(random() * size * 4);
+	const drawn = random();
+	const capacityBound = options.capacity === 'always' || (drawn < 0.2 && options.capacity);
+	// The capacity the memory asks n8n for (n8n trims the row to it): a few companies' worth stand for 500,000.
+	const maxEntries = capacityBound ? 1 + Math.floor(random() * size * 4) : STORE_CAPACITY;
 	const forgetDays = random() < 0.3 ? 1 + Math.floor(random() * 3) : 0;
 	let saved: Record<string, unknown> = {};
 	const model = new Map<number, CompanyRecord>();
@@ -110,8 +118,10 @@ async function simulate(seed: number, options: Options) {
 			if (random() < 0.5) mark.entries += 1;
 			else mark.notAsSaved = [];
 		}
+		// Lists that shrink and grow: some rounds name a third of the companies, others all.
+		const share = options.shrinking ? (random() < 0.5 ? 0.3 : 1) : 0.9;
 		const runs = plans.map((plan) => {
-			const named = keys.map((_, index) => index).filter(() => random() < 0.9);
+			const named = keys.map((_, index) => index).filter(() => random() < share);
 			const failing = new Set(named.filter(() => random() < 0.1));
 			return { plan, checked: named.filter((index) => !failing.has(index)), failing };
 		});
@@ -133,7 +143,7 @@ async function simulate(seed: number, options: Options) {
 							{ warn: () => undefined },
 							(_id, snapshot) => forgetDays === 0 || day - 1 - snapshot.d <= forgetDays,
 						);
-			const inner = new ProcessedItemsMemory(plannedHelpers(store, plan), notebook);
+			const inner = new ProcessedItemsMemory(plannedHelpers(store, plan), notebook, maxEntries);
 			const memory: WatchMemory = {
 				recall: async (current, unchecked) => {
 					try {
@@ -243,13 +253,17 @@ async function problemsOf(options: Options): Promise<{ problems: string[]; repor
 }
 
 describe('red team: failing runs, lost saves and hand-edited marks against the row mark (issue 22)', () => {
-	// Capacity and lost saves apart: the harness's capacity stands for a maxEntries the memory does not
-	// know (it marks a row it takes as within 500,000 entries), so a run that finds neither the mark nor
-	// any company may count a trimmed row as one it emptied; with n8n's own trimming at the memory's
-	// maxEntries, that cannot be.
+	// The capacity is the memory's own (n8n trims the row to what the node asks). With room for a few
+	// entries in every watch, a row is often emptied by a run whose write fails after its clear with nothing
+	// to write back (a trimmed row: every company unknown to it): a main process whose static data is older
+	// than the runs since took it as the memory and reported their changes again (seed 195 of the first
+	// case; 60 of 2,000 seeds of the third, 89 of the fourth without lists shrinking and growing, before the
+	// static data stopped vouching for a row emptied since it was saved: emptiedRow.test.ts).
 	it.each<Options>([
 		{ lostSaves: false, overlaps: false, crashes: false, capacity: true },
 		{ lostSaves: true, overlaps: false, crashes: false, capacity: false },
+		{ lostSaves: false, overlaps: false, crashes: false, capacity: 'always' },
+		{ lostSaves: true, overlaps: false, crashes: false, capacity: 'always', shrinking: true },
 	])('%p: 300 seeds, never a false or twice-reported change, nothing missed', async (options) => {
 		const { problems, reported } = await problemsOf(options);
 		expect(problems.slice(0, 15)).toEqual([]);

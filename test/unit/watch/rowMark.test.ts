@@ -103,9 +103,9 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const next = await run([...renamed, company('Inactive')]);
 		expect(next.events).toEqual(['3:turnedInactive (previous known)']);
 		// Some of the row held: no count; step 2 for the changed company; the row written anew.
-		// The mark and the two companies unlike the static data, then the other two; step 2: the other two
-		// statuses and whether the details are known.
-		expect(next.calls).toEqual(['record 7', 'record 6', 'record 3', 'clear', 'record 13']);
+		// The mark and the two companies unlike the static data, then the other two and whether a failed run
+		// emptied the row as marked; step 2: the other two statuses and whether the details are known.
+		expect(next.calls).toEqual(['record 7', 'record 7', 'record 3', 'clear', 'record 13']);
 	});
 
 	it('a change of the address alone is asked, and reported with the old address', async () => {
@@ -132,14 +132,16 @@ describe("a main-process run and the store's row its static data marks", () => {
 		expect((await run(changed)).events).toEqual(['3:turnedInactive (previous known)']);
 	});
 
-	it('a row emptied between the clear and the write (a crash): the static data is the memory again', async () => {
+	// The static data cannot tell whether a worker or a run whose save was lost reported from the row before
+	// it was emptied (emptiedRow.test.ts): a change made meanwhile is lost, none is reported twice.
+	it('a row emptied between the clear and the write (a crash): a new baseline, no event; the next change is reported', async () => {
 		const store = new HarnessStore();
 		const { run } = watch(store);
 		await run(ACTIVE);
 		await store.clearAllProcessedItems('node', STORE_CONTEXT);
 		const changed = [company('Inactive'), company('Active'), company('Active'), company('Active')];
-		expect((await run(changed)).events).toEqual(['0:turnedInactive (previous known)']);
 		expect((await run(changed)).events).toEqual([]);
+		expect((await run(ACTIVE)).events).toEqual(['0:turnedActive (previous known)']);
 	});
 
 	it('a row holding other entries but none of these companies nor the mark: a new baseline, no event', async () => {

@@ -65,7 +65,13 @@ describe("a failed run's undo past its bound", () => {
 
 	it('on a main process: the row is cleared, and the next run reports the change from its static data', async () => {
 		const { helpers, removed, failAtClear } = storeFailingAtClear();
-		const { data } = await runOnStore(helpers, {}, checked(0), [], 1);
+		// A company the runs after do not name, kept in the static data: the emptied row holds none of its entries either.
+		const kept = {
+			key: { countryCode: 'de', companyId: 'HRB99999' },
+			record: company('Active'),
+			itemIndex: COMPANIES,
+		};
+		const { data } = await runOnStore(helpers, {}, [...checked(0), kept], [], 1);
 		failAtClear();
 		await expect(runOnStore(helpers, data, checked(CHANGED_ON_MAIN), [], 2)).rejects.toThrow(
 			'deadlock detected',
@@ -75,6 +81,22 @@ describe("a failed run's undo past its bound", () => {
 		expect(events(next.found)).toEqual(Array<string>(CHANGED_ON_MAIN).fill('turnedInactive'));
 		expect(
 			events((await runOnStore(helpers, next.data, checked(CHANGED_ON_MAIN), [], 4)).found),
+		).toEqual([]);
+	});
+
+	// The static data vouches for the emptied row only where the row held its mark: a worker that wrote the
+	// row since may have reported from it (emptiedRow.test.ts).
+	it('on a main process whose row a worker wrote since: the row is cleared, and the next run starts a new baseline', async () => {
+		const { store, helpers, failAtClear } = storeFailingAtClear();
+		const { data } = await runOnStore(helpers, {}, checked(0), [], 1);
+		await runOnStore(helpers, undefined, checked(0), [], 2);
+		failAtClear();
+		await expect(runOnStore(helpers, data, checked(CHANGED_ON_MAIN), [], 3)).rejects.toThrow(
+			'deadlock detected',
+		);
+		expect(store.entriesOf('w', 'n')).toBe(0);
+		expect(
+			events((await runOnStore(helpers, data, checked(CHANGED_ON_MAIN), [], 4)).found),
 		).toEqual([]);
 	});
 
