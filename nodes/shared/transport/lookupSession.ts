@@ -122,7 +122,7 @@ export class LookupSession {
 				? Number.POSITIVE_INFINITY
 				: tries.rateLimitedSince + this.settings.maxRateLimitWaitMs,
 		);
-		if (permit.kind !== 'go') {
+		if (permit.kind === 'cancelled' || permit.kind === 'paused') {
 			this.breaker.notSent(probe);
 			return permit.kind === 'cancelled'
 				? final(CANCELLED)
@@ -130,18 +130,23 @@ export class LookupSession {
 		}
 		// Decided while this request queued (the credential failed, the execution stopped, or a token
 		// renewal began, when sending now would only meet another 401): it is not sent.
-		if (this.credentialFailure || this.signal.aborted || this.renewal.renewing) {
-			this.tenant.release({ sentAt: permit.sentAt });
+		const renewing = permit.kind === 'setAside' || this.renewal.renewing;
+		if (this.credentialFailure || this.signal.aborted || renewing) {
+			if (permit.kind === 'go') this.tenant.release({ sentAt: permit.sentAt });
 			this.breaker.notSent(probe);
 			return { kind: 'unsent' };
 		}
 		if (!this.context.tokenWasStored) await (this.reloaded ??= this.context.reloadCredential());
 		const generation = this.renewal.current;
 		let answer = await this.context.request(key, 'answer');
+		const tokenRefused = answer.kind === 'response' && TOKEN_REFUSAL_STATUSES.has(answer.status);
+		const decision = tokenRefused ? this.renewal.on401(generation) : undefined;
+		// The lookups queued behind this one would only meet the same 401: they give way to the renewal,
+		// holding no permit, so its resend takes the next start instead of waiting behind their turns.
+		if (decision === 'renew') this.tenant.setAside();
 		this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
 
-		if (answer.kind === 'response' && TOKEN_REFUSAL_STATUSES.has(answer.status)) {
-			const decision = this.renewal.on401(generation);
+		if (answer.kind === 'response' && decision !== undefined) {
 			if (decision === 'refused') return final(failed(this.refuseToken(answer)));
 			if (decision === 'resend') {
 				if (probe) this.breaker.record(true, true);

@@ -50,6 +50,14 @@ export class Tenant {
 		for (const waiter of this.queue.splice(0)) waiter.resolve({ kind: 'cancelled' });
 	}
 
+	/**
+	 * Everything still waiting leaves the queue holding no permit (`setAside`), so it spends no start:
+	 * what it would send now is known to fail (a token renewal began), and it asks again once it may.
+	 */
+	setAside(): void {
+		for (const waiter of this.queue.splice(0)) waiter.resolve({ kind: 'setAside' });
+	}
+
 	release(report: RequestReport): void {
 		this.controller.release(this, report);
 	}

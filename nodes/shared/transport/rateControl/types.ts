@@ -38,4 +38,6 @@ export interface TenantSettings {
 export type Acquired =
 	| { kind: 'go'; sentAt: number }
 	| { kind: 'cancelled' }
-	| { kind: 'paused'; until: number };
+	| { kind: 'paused'; until: number }
+	/** Taken out of the queue without a permit (see Tenant.setAside): it may ask again later. */
+	| { kind: 'setAside' };
