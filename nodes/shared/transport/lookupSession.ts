@@ -154,8 +154,10 @@ export class LookupSession {
 			}
 			answer = await this.renewToken(key);
 			// The new token alone was refused (the registry accepted this credential's before): another try fetches one.
-			if (answer.kind === 'token-refused' && !this.renewal.refused)
+			if (answer.kind === 'token-refused' && !this.renewal.refused) {
+				if (probe) this.breaker.record(true, true);
 				return { kind: 'tokenResend', refusal: answer };
+			}
 		}
 		if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status))
 			this.renewal.accept(generation);
@@ -259,7 +261,9 @@ export class LookupSession {
 			this.renewal.finish(
 				answer.kind === 'token-refused'
 					? 'refused'
-					: answer.kind === 'response'
+					: answer.kind === 'response' &&
+						  !TRANSIENT_STATUSES.has(answer.status) &&
+						  !refusesForRateLimit(answer.status, answer.headers)
 						? 'renewed'
 						: 'unknown',
 			);

@@ -210,3 +210,36 @@ describe('a probe whose credential fails', () => {
 		]);
 	});
 });
+
+// Review of outside3 (lookupSession.ts, after renewToken): a new token refused after the registry
+// accepted this credential's returns `tokenResend` before the breaker hears anything. Where that
+// request was the half-open probe, no verdict is ever recorded: the breaker stays half-open, its own
+// row (sent again) and every row behind it wait for a verdict that never comes. The execution hangs.
+// Run: npx jest test/unit/transport/lookupSession.probe.test.ts -t 'review of outside3'
+describe('review of outside3: a probe whose token renewal is refused (the registry accepted an earlier token)', () => {
+	it('leaves no row waiting: every row gets its outcome', async () => {
+		// Row 0 is answered with the stored token (the registry accepted this credential). Rows 1-12 fail
+		// with 500s: the breaker opens at 400 ms until 1,400 ms. The stored token expires at 1,300 ms: the
+		// probe meets a 401, renews, and that first new token is refused (expired on its way); the next
+		// one is accepted.
+		let renewals = 0;
+		let renewedAt: number | undefined;
+		const { outcomes } = await run(
+			22,
+			({ row, on401, at }) => {
+				if (on401 === 'renew') {
+					if (++renewals === 1) return { kind: 'token-refused', status: 401, tokenBytes: 30 };
+					renewedAt ??= at;
+					return ok;
+				}
+				if (row === 0) return ok;
+				if (row <= 12) return status(500);
+				return at < 1_300 || (renewedAt !== undefined && at > renewedAt) ? ok : status(401);
+			},
+			{ latencyMs: (row) => (row === 0 ? 10 : 100) },
+		);
+		expect(renewals).toBeGreaterThanOrEqual(1);
+		expect(outcomes).toHaveLength(22);
+		expect(kinds(outcomes).slice(13)).toEqual(Array<string>(9).fill('record'));
+	});
+});

@@ -277,3 +277,34 @@ describe("what the session's lookups share", () => {
 		expect(calls.filter((call) => call.at - calls[0].at >= 1_000)).toEqual([]);
 	});
 });
+
+// Review of outside3 (tokenRenewal.ts, MAX_REFUSED_RENEWALS): a registry that accepted the stored
+// token, then refuses every new one (401), and throttles the clients it refuses (most renewals meet a
+// 429 before the token is read). A renewal answered with any response is finished 'renewed': the 429
+// marks the new token accepted and starts the refused count again, so three are never refused in a
+// row. Each row fetches tokens until its own rate-limited tries end (it fails as rate-limited, not as
+// the token), then the next row does the same: 71 tokens for 10 rows, 231 for 30. Before outside3 the
+// first refused new token failed every row (8 fetched, whatever the rows).
+// Run: npx jest test/unit/transport/lookupSession.test.ts -t 'review of outside3'
+describe('review of outside3: new tokens refused, most renewals throttled', () => {
+	const tokensFetched = async (rows: number) => {
+		let renewals = 0;
+		await run(
+			rows,
+			(_key, on401, call) => {
+				if (call === 1) return ok;
+				if (on401 === 'renew')
+					return ++renewals % 8 !== 0
+						? status(429)
+						: { kind: 'token-refused', status: 401, tokenBytes: 30 };
+				return status(401);
+			},
+			{ settings: { maxConcurrency: 1, maxRateLimitWaitMs: 60_000 } },
+		);
+		return renewals;
+	};
+
+	it('fetches as many tokens for 30 rows as for 10: a bound for the execution, not one per row', async () => {
+		expect(await tokensFetched(30)).toBe(await tokensFetched(10));
+	});
+});

@@ -27,6 +27,8 @@ export interface TurnState {
 	widthMs: number;
 	/** Brackets that fell on one phase, in a row. */
 	brackets: number;
+	/** How far refusals at its edge moved the turn since the last bracket (a turn reckoned early). */
+	movedMs: number;
 	/** The registry told something of its limit (a count, a reset, a Retry-After): its word rules, not this. */
 	told: boolean;
 }
@@ -37,6 +39,7 @@ export const noTurn = (): TurnState => ({
 	at: undefined,
 	widthMs: 0,
 	brackets: 0,
+	movedMs: 0,
 	told: false,
 });
 
@@ -65,6 +68,11 @@ export function turnRefused(turn: TurnState, report: RequestReport, now: number)
 	const after = report.sentAt - learned;
 	if (after < 0 && -after < turn.widthMs) turn.widthMs = -after;
 	else if (after >= 0 && after < EARLY_RESET_HOLD_MS) {
+		// Moved on once already and refused again: no turn this second (a window of seconds): the
+		// learned turn stands, the pause ends at its next second.
+		const movedMs = turn.movedMs + after + EARLY_RESET_HOLD_MS;
+		if (movedMs > EARLY_RESET_HOLD_MS * 2) return;
+		turn.movedMs = movedMs;
 		turn.at = report.sentAt + EARLY_RESET_HOLD_MS;
 		turn.widthMs = EARLY_RESET_HOLD_MS;
 	}
@@ -80,6 +88,7 @@ export function turnAdmitted(turn: TurnState, report: RequestReport): void {
 	const refusedSentAt = turn.refusedSentAt;
 	if (turn.told || refusedSentAt === undefined || report.sentAt <= refusedSentAt) return;
 	turn.refusedSentAt = undefined;
+	turn.movedMs = 0;
 	const from = refusedSentAt;
 	const to = report.sentAt + turn.refusedRoundTripMs;
 	// A bracket a second or wider holds every phase: it tells nothing.
