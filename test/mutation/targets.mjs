@@ -285,6 +285,27 @@ export const TARGETS = {
 		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
 		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 	],
+	// A bare window's turn, learned from its refusals and admissions (bare3): its unit tests, the story of a
+	// storm paused until the learned turn, and the stories on the pure transition that go through it. Not
+	// windowBare (six phases of the bare window on the simulator: 26 s a jest run on the loaded machine,
+	// sorted before windowTurn.test, so every mutant paid for it: over an hour for 136); the edge tests
+	// say its cases one by one.
+	'nodes/shared/transport/rateControl/windowTurn.ts': [
+		...STORIES,
+		'test/unit/transport/rateControl/windowTurn.test.ts',
+		'test/unit/transport/rateControl/windowTurn.edges.test.ts',
+		'test/unit/transport/rateControl/windowStormPause.test.ts',
+	],
+	// A storm's pause (bare3, out of rateLimited.ts): until the Retry-After, capped and doubling, else the
+	// learned turn, else a guess; the stories that reach it (not windowBare, as above).
+	'nodes/shared/transport/rateControl/storm.ts': [
+		...STORIES,
+		'test/unit/transport/rateControl/windowTurn.test.ts',
+		'test/unit/transport/rateControl/windowStormPause.test.ts',
+		// A storm's Retry-After, capped, and the pause it asks of everybody.
+		'test/unit/transport/rateControl/rateLimited.quota.test.ts',
+		'test/unit/transport/rateControl/actions.test.ts',
+	],
 	'nodes/shared/transport/rateControl/random.ts': [
 		'test/unit/transport/rateControl/jitter.test.ts',
 	],

@@ -149,6 +149,27 @@ describe("a row emptied since the main process's static data was saved", () => {
 		expect(events(next.found)).toEqual([]);
 	});
 
+	// The mark is one entry past the companies': a row of exactly the capacity has no room for it (n8n
+	// would trim the first company's status entry, and the mark would vouch for a row that lost it).
+	it.each([
+		[6, false],
+		[7, true],
+	])('a row of six entries with room for %i is marked: %s', async (capacity, marked) => {
+		const data: Record<string, unknown> = {};
+		await detectChanges(
+			new ProcessedItemsMemory(
+				helpersOf(new HarnessStore()),
+				new StaticDataMemory(data, { warn: () => undefined }, () => true),
+				capacity,
+			),
+			named([company('Active'), company('Active')]),
+			[],
+			{ now: new Date(Date.UTC(2026, 0, 1)), reportFirstSightings: false },
+		);
+		if (marked) expect(data.storeRow).toHaveProperty('token');
+		else expect(data.storeRow).toEqual({});
+	});
+
 	it('static data no run with the store saved (a watch kept in static data alone before): the memory of the empty row', async () => {
 		const data: Record<string, unknown> = {};
 		await detectChanges(
