@@ -627,9 +627,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 			deferred.length = 0;
 			absentDeferred.length = 0;
 			// Nothing held, not even the mark: the row may have been empty (a crash after the clear), or held
-			// the emptied entry alone; it holds that entry now either way.
+			// the emptied entry alone; it holds that entry now either way. A count of recorded + 1 tells that
+			// only below the capacity: a row trimmed to it held more.
 			const recorded = 1 + asked.entries.length + absentAsked.entries.length;
-			if (firstNew.size === recorded && recorded < this.options.maxEntries) {
+			if (firstNew.size === recorded && recorded + 1 < this.options.maxEntries) {
 				const held = await this.call(
 					async () => await this.store.getProcessedDataCount('node', this.options),
 				).catch(async (error: unknown) => {

@@ -329,3 +329,39 @@ describe("the undo's 'row emptied' entry when a worker wrote the row during the 
 		expect(events(next.found).filter((event) => event.startsWith(`${LAST}:`))).toEqual([]);
 	});
 });
+
+describe('a row trimmed to exactly what the main process recorded and the emptied entry', () => {
+	// Nothing held, not even the mark, and the row counts what was recorded + 1: empty before (or holding
+	// the emptied entry alone) only if the row had room for more; trimmed to its capacity, it held more.
+	it('is not taken as empty: the old statuses are asked', async () => {
+		const store = new HarnessStore();
+		const calls: string[] = [];
+		const run = async (saved: Record<string, unknown> | undefined, records: CompanyRecord[]) => {
+			const data = saved && (JSON.parse(JSON.stringify(saved)) as Record<string, unknown>);
+			// Room for 8: a main process's 2 companies (6 entries and the mark), a worker's (6 and a block).
+			const found = await detectChanges(
+				new ProcessedItemsMemory(
+					helpersOf(store, { calls }),
+					data && new StaticDataMemory(data, { warn: () => undefined }, () => true),
+					8,
+				),
+				named(records),
+				[],
+				{ now: new Date(Date.UTC(2026, 0, 1)), reportFirstSightings: false },
+			);
+			return { found, data };
+		};
+		const { data: saved } = await run({}, [company('Active'), company('Active')]);
+		expect(saved?.storeRow).toHaveProperty('token');
+		await run(undefined, [company('Active'), company('Active')]);
+		const moved = {
+			...company('Inactive', 'Beta AG'),
+			registeredAddress: 'Ring 2',
+		} as CompanyRecord;
+		calls.length = 0;
+		await run(saved, [moved, moved]);
+		// Step 1: the mark and 6 entries (all new: 7 recorded), then the emptied entry; the row, trimmed to
+		// 8, is not counted as a sign of an empty one, and step 2 asks the old statuses.
+		expect(calls.slice(0, 3)).toEqual(['record 7', 'record 1', expect.stringMatching(/^record /)]);
+	});
+});
