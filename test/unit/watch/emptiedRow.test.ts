@@ -328,6 +328,48 @@ describe("the undo's 'row emptied' entry when a worker wrote the row during the 
 		// Failed on 424bf78: the worker's change was reported again from the static data of day 1.
 		expect(events(next.found).filter((event) => event.startsWith(`${LAST}:`))).toEqual([]);
 	});
+	it('an undo that cannot ask the mark again writes no emptied entry: the next main process starts a new baseline', async () => {
+		const store = new HarnessStore();
+		let clears = 0;
+		let records = 0;
+		let failing = false;
+		const helpers = helpersOf(store, {
+			withRemove: true,
+			fails: (method: StoreMethod) => {
+				if (!failing) return undefined;
+				// The clear (and its retry) fail, then the undo's ask of the mark (and its retry).
+				if (method === 'clearAllProcessedItems') clears += 1;
+				else if (method === 'checkProcessedAndRecord') records += 1;
+				else return undefined;
+				const count = method === 'clearAllProcessedItems' ? clears : records;
+				return count <= 2 ? new Error('deadlock detected') : undefined;
+			},
+		});
+		const { data } = await runOnStore(
+			helpers,
+			{},
+			checked(() => false),
+			[],
+			1,
+		);
+		const onMainNow = checked((index) => index < CHANGED_ON_MAIN);
+		const current = new Map<string, CompanySnapshot>();
+		const day = Date.UTC(2026, 0, 2) / 86_400_000;
+		for (const { key, record } of onMainNow) current.set(watchKey(key), snapshotOf(record, day));
+		const staticData = JSON.parse(JSON.stringify(data)) as Record<string, unknown>;
+		const memory = new ProcessedItemsMemory(
+			helpers,
+			new StaticDataMemory(staticData, { warn: () => undefined }, () => true),
+		);
+		await memory.recall(current, []);
+		failing = true;
+		await expect(memory.remember(current, [])).rejects.toThrow('deadlock detected');
+		failing = false;
+		// Cleared, with no entry vouching for the static data.
+		expect(store.entriesOf('w', 'n')).toBe(0);
+		const next = await runOnStore(helpers, data, onMainNow, [], 3);
+		expect(events(next.found)).toEqual([]);
+	});
 });
 
 describe('a row trimmed to exactly what the main process recorded and the emptied entry', () => {
