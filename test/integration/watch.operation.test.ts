@@ -333,7 +333,9 @@ describe('Company Registry › Watch for Changes', () => {
 			expect((await watch(engine)).changes).toEqual([]);
 		});
 
-		it('a watch saved by an earlier version (static data only) reports the first change from it, then from the store', async () => {
+		// Its static data cannot say whether a worker reported from the store since (an earlier version saved
+		// no mark where a worker wrote the row, or none at all): the first run on the store is a new baseline.
+		it('a watch saved by an earlier version (static data only) starts a new baseline on the store without an event, then reports from the store', async () => {
 			await watch(engine);
 			const before = engine.staticDataOf('watch-workflow');
 			// The earlier version: the same companies, no mark of the store's row (it wrote none), nothing in the store.
@@ -345,10 +347,13 @@ describe('Company Registry › Watch for Changes', () => {
 				(await upgraded.execute(watchWorkflow(), { rows: LIST, mode: 'trigger' })).outputOf(
 					REGISTRY_NODE,
 				)[0] ?? [];
+			// The change made that round is missed (the cost, docs/watch.md: "A row found empty").
+			expect(await run()).toEqual([]);
+			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Active' });
 			const changed = await run();
-			expect(events(changed)).toEqual([['turnedInactive', '04417982']]);
+			expect(events(changed)).toEqual([['turnedActive', '04417982']]);
 			expect(changed[0].json.previous).toMatchObject({
-				status: 'Active',
+				status: 'Inactive',
 				lastCheckedOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
 			});
 			expect(await run()).toEqual([]);

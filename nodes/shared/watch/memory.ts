@@ -138,12 +138,6 @@ export class StaticDataMemory implements WatchMemory {
 	readonly rowMark: RowMark | undefined;
 	/** The mark `remember` saves: none unless the store's memory gives one (a run without the store leaves the row's mark untrue). */
 	private nextRowMark: RowMark | undefined;
-	/**
-	 * Whether a run that wrote the store's row saved this static data (it saves `storeRow`: the row's mark,
-	 * or `{}` where the row was too long to mark). Then the row found empty was emptied since, and other
-	 * runs may have reported from it meanwhile: the static data is no longer the memory (processedItemsMemory.ts).
-	 */
-	readonly savedWithStore: boolean;
 	/** Whether this run's store memory wrote (or kept) the row: `remember` then saves `storeRow`. */
 	private rowKept = false;
 
@@ -154,7 +148,6 @@ export class StaticDataMemory implements WatchMemory {
 	) {
 		this.companies = loadWatchState(staticData, logger).companies ?? {};
 		this.rowMark = loadRowMark(staticData.storeRow);
-		this.savedWithStore = 'storeRow' in staticData;
 	}
 
 	/** The mark of the row this run leaves (none: too long to mark), saved with the companies by `remember`. */

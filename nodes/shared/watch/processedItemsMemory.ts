@@ -525,8 +525,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 				throw error;
 			});
 		// A store with no entries at all: a first run, a watch saved by an earlier version (static data
-		// only), or a row emptied since (staticDataIsMemory below says when the static data is then the
-		// memory). Nothing is asked of it. A mark says the
+		// only), or a row emptied since (staticDataIsMemory below says when the static data is still the
+		// memory: only after a failed run's undo that found the mark). Nothing is asked of it. A mark says the
 		// row was written (and, if it still holds the mark, what it holds): no count is needed. A worker
 		// asks its blocks first and counts only where that can tell something (below); a main process
 		// without its mark (a first run, a lost save) counts first: a first run then asks no blocks.
@@ -627,9 +627,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 			deferred.length = 0;
 			absentDeferred.length = 0;
 			// Nothing held, not even the mark: the row may have been empty (a crash after the clear), or held
-			// the emptied entry alone; it holds that entry now either way.
+			// the emptied entry alone; it holds that entry now either way. A count of recorded + 1 tells that
+			// only below the capacity: a row trimmed to it held more.
 			const recorded = 1 + asked.entries.length + absentAsked.entries.length;
-			if (firstNew.size === recorded && recorded < this.options.maxEntries) {
+			if (firstNew.size === recorded && recorded + 1 < this.options.maxEntries) {
 				const held = await this.call(
 					async () => await this.store.getProcessedDataCount('node', this.options),
 				).catch(async (error: unknown) => {
@@ -640,14 +641,15 @@ export class ProcessedItemsMemory implements WatchMemory {
 			}
 		}
 		/**
-		 * Whether the static data is the memory of a row found empty: only where no run that wrote the row
-		 * saved it (a first run, a watch an earlier version kept in static data alone), or the row was emptied
-		 * by a failed run that found it as the static data's mark says. Else the row was emptied since (a run
-		 * that died between its clear and its write, a write and its write-back both failing, a failed run's
-		 * undo), and a worker or a run whose save was lost may have reported from it meanwhile: every company
-		 * starts a new baseline, never a change reported again.
+		 * Whether the static data is the memory of a row found empty: only where the row was emptied by a
+		 * failed run that found it as the static data's mark says (and still held it before its clear). Else
+		 * the row was emptied since (a run that died between its clear and its write, a write and its
+		 * write-back both failing, a failed run's undo), and a worker or a run whose save was lost may have
+		 * reported from it meanwhile: every company starts a new baseline, never a change reported again.
+		 * Static data without a mark cannot tell (an earlier version saved none where a worker wrote the
+		 * row, or none at all): a first run on the store after static data alone is a new baseline too.
 		 */
-		const staticDataIsMemory = !this.notebook?.savedWithStore || emptiedAsMarked;
+		const staticDataIsMemory = emptiedAsMarked;
 		const isNew = (entry: string) => storeIsNew || firstNew.has(entry);
 		/** The companies named now whose entries were not all held, with what was. */
 		const changed = new Map<string, Held>();
@@ -892,6 +894,15 @@ export class ProcessedItemsMemory implements WatchMemory {
 		if (values === 0) return;
 		const row = Math.min(this.rowLength + values, this.options.maxEntries);
 		if (values * row > UNDO_MAX_SEARCHED_ENTRIES) {
+			// The row held the mark at step 1; asked again, as another run (a worker) may have written it
+			// since. Every write clears first: a mark still held means no run wrote the row since.
+			const mark = this.rowAsMarked ? this.notebook?.rowMark : undefined;
+			const stillMarked =
+				mark !== undefined &&
+				(await this.record([rowEntry(mark)]).then(
+					(recordedNew) => recordedNew.size === 0,
+					() => false,
+				));
 			const cleared = await this.call(
 				async () => await this.store.clearAllProcessedItems('node', this.options),
 			).then(
@@ -899,9 +910,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 				() => false,
 			);
 			// The static data is then still the memory (rowEmptiedEntry).
-			const mark = this.notebook?.rowMark;
-			if (cleared && this.rowAsMarked && mark)
-				await this.write([rowEmptiedEntry(mark)]).catch(() => undefined);
+			if (cleared && stillMarked) await this.write([rowEmptiedEntry(mark)]).catch(() => undefined);
 			return;
 		}
 		const { removeProcessed } = this.store;

@@ -1,9 +1,10 @@
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
-import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { detectChanges, type CheckedCompany } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import { snapshotOf, watchKey, type CompanySnapshot } from '../../../nodes/shared/watch/snapshot';
 import { company, helpersOf, STORE_CONTEXT, type StoreMethod } from './storeFixtures';
 import { runOnStore } from './storeRun';
 
@@ -170,7 +171,9 @@ describe("a row emptied since the main process's static data was saved", () => {
 		else expect(data.storeRow).toEqual({});
 	});
 
-	it('static data no run with the store saved (a watch kept in static data alone before): the memory of the empty row', async () => {
+	// Strict (review of capgap): static data without a mark cannot tell a watch kept in static data alone from
+	// one an earlier version (e5f6aea) saved, with the store in use, on a row a worker wrote: never the memory.
+	it('static data no run with the store saved (a watch kept in static data alone before): a new baseline on the empty row, without an event', async () => {
 		const data: Record<string, unknown> = {};
 		await detectChanges(
 			new StaticDataMemory(data, { warn: () => undefined }, () => true),
@@ -187,7 +190,7 @@ describe("a row emptied since the main process's static data was saved", () => {
 			[],
 			2,
 		);
-		expect(events(next.found)).toEqual(['0:turnedInactive']);
+		expect(events(next.found)).toEqual([]);
 		// This run wrote the row, and marked it.
 		expect(next.data.storeRow).toHaveProperty('token');
 	});
@@ -208,7 +211,7 @@ describe("a row emptied since the main process's static data was saved", () => {
 		expect(next.found.map((change) => change.change.event)).toEqual(['turnedInactive']);
 	});
 
-	it('a run without the store (n8n offered none) saves no storeRow: a row found empty later is then not taken as emptied since', async () => {
+	it("a run without the store (n8n offered none) saves no storeRow: the row's mark, untrue once that run left the row behind, is dropped", async () => {
 		const { helpers } = failingStore();
 		const { data: saved } = await runOnStore(
 			helpers,
@@ -225,5 +228,203 @@ describe("a row emptied since the main process's static data was saved", () => {
 			{ now: new Date(Date.UTC(2026, 0, 2)), reportFirstSightings: false },
 		);
 		expect(Object.keys(saved)).toEqual(['companies']);
+	});
+});
+
+describe('static data saved by the version before (e5f6aea) with the store in use, no storeRow (found in review)', () => {
+	// e5f6aea saved `storeRow` only with a mark (memory.ts: `if (this.nextRowMark) ... else delete`): a
+	// main process's quiet run on a row a worker wrote (markRow(undefined)), or any run on a row too long to
+	// mark (over 161,290 companies), left static data with the companies and no storeRow. After the upgrade
+	// It was taken as the memory of an emptied row (as a watch kept in static data alone); no longer: static
+	// data without a mark is never the memory of an empty row.
+	it('a worker reports a change after the upgrade, the next worker empties the row: the main process does not report it again', async () => {
+		const { store, helpers, failAfterClear, heal } = failingStore();
+		// Before the upgrade: workers wrote the row; a main process's quiet run saved the companies and,
+		// as e5f6aea did on that path, no storeRow.
+		await runOnStore(helpers, undefined, named([company('Active'), company('Active')]), [], 1);
+		const { data } = await runOnStore(
+			helpers,
+			{},
+			named([company('Active'), company('Active')]),
+			[],
+			2,
+		);
+		// Quiet, on a row a worker wrote: no mark (this version saves `storeRow: {}`; e5f6aea saved none).
+		expect(data.storeRow).toEqual({});
+		const savedByE5f6aea = { companies: data.companies };
+		// After the upgrade: a worker reports the change.
+		const onWorker = await runOnStore(
+			helpers,
+			undefined,
+			named([company('Inactive'), company('Active')]),
+			[],
+			3,
+		);
+		expect(events(onWorker.found)).toEqual(['0:turnedInactive']);
+		// The next worker finds another change, clears the row, and cannot write it again.
+		failAfterClear();
+		await expect(
+			runOnStore(helpers, undefined, named([company('Inactive'), company('Inactive')]), [], 4),
+		).rejects.toThrow('connection lost');
+		heal();
+		expect(store.entriesOf('w', 'n')).toBe(0);
+		const onMain = await runOnStore(
+			helpers,
+			savedByE5f6aea,
+			named([company('Inactive'), company('Inactive')]),
+			[],
+			5,
+		);
+		// Failed on 424bf78: ['0:turnedInactive', '1:turnedInactive'] (company 0's change reported twice).
+		expect(events(onMain.found)).not.toContain('0:turnedInactive');
+	});
+});
+
+describe("the undo's 'row emptied' entry when a worker wrote the row during the failed run (found in review)", () => {
+	// undoRecorded wrote rowEmptiedEntry where the row held the mark at step 1 (rowAsMarked). A worker that
+	// ran between this run's step 1 and its failure reported a change and wrote the row; the undo's clear took
+	// that row, and the entry vouched for the old static data: the next main process reported the worker's
+	// change again. The undo now asks the mark again before its clear.
+	const COMPANIES = 6_000;
+	// Enough changed companies that the undo clears the row (UNDO_MAX_SEARCHED_ENTRIES), as in undoBound.test.
+	const CHANGED_ON_MAIN = 3_000;
+	const LAST = COMPANIES - 1;
+	const checked = (inactive: (index: number) => boolean): CheckedCompany[] =>
+		Array.from({ length: COMPANIES }, (_, index) => ({
+			key: { countryCode: 'de', companyId: `HRB${index}` },
+			record: company(inactive(index) ? 'Inactive' : 'Active'),
+			itemIndex: index,
+		}));
+
+	it('the next main process does not report the change the worker reported', async () => {
+		const store = new HarnessStore();
+		let clears = 0;
+		let failing = false;
+		const helpers = helpersOf(store, {
+			withRemove: true,
+			fails: (method: StoreMethod) => {
+				if (!failing || method !== 'clearAllProcessedItems') return undefined;
+				clears += 1;
+				return clears <= 2 ? new Error('deadlock detected') : undefined;
+			},
+		});
+		const { data } = await runOnStore(
+			helpers,
+			{},
+			checked(() => false),
+			[],
+			1,
+		);
+		// The main process's run: its recall finds the row as marked, and 3,000 companies changed.
+		const onMainNow = checked((index) => index < CHANGED_ON_MAIN);
+		const current = new Map<string, CompanySnapshot>();
+		const day = Date.UTC(2026, 0, 2) / 86_400_000;
+		for (const { key, record } of onMainNow) current.set(watchKey(key), snapshotOf(record, day));
+		const staticData = JSON.parse(JSON.stringify(data)) as Record<string, unknown>;
+		const memory = new ProcessedItemsMemory(
+			helpers,
+			new StaticDataMemory(staticData, { warn: () => undefined }, () => true),
+		);
+		await memory.recall(current, []);
+		// Meanwhile a worker's run: the last company turned inactive too; reported, and the row written.
+		const worker = await runOnStore(
+			helpers,
+			undefined,
+			checked((index) => index < CHANGED_ON_MAIN || index === LAST),
+			[],
+			2,
+		);
+		expect(events(worker.found)).toEqual([`${LAST}:turnedInactive`]);
+		// The main process's clear fails (and its retry): the undo clears the row, and writes 'row emptied'.
+		failing = true;
+		await expect(memory.remember(current, [])).rejects.toThrow('deadlock detected');
+		failing = false;
+		const next = await runOnStore(
+			helpers,
+			data,
+			checked((index) => index < CHANGED_ON_MAIN || index === LAST),
+			[],
+			3,
+		);
+		// Failed on 424bf78: the worker's change was reported again from the static data of day 1.
+		expect(events(next.found).filter((event) => event.startsWith(`${LAST}:`))).toEqual([]);
+	});
+	it('an undo that cannot ask the mark again writes no emptied entry: the next main process starts a new baseline', async () => {
+		const store = new HarnessStore();
+		let clears = 0;
+		let records = 0;
+		let failing = false;
+		const helpers = helpersOf(store, {
+			withRemove: true,
+			fails: (method: StoreMethod) => {
+				if (!failing) return undefined;
+				// The clear (and its retry) fail, then the undo's ask of the mark (and its retry).
+				if (method === 'clearAllProcessedItems') clears += 1;
+				else if (method === 'checkProcessedAndRecord') records += 1;
+				else return undefined;
+				const count = method === 'clearAllProcessedItems' ? clears : records;
+				return count <= 2 ? new Error('deadlock detected') : undefined;
+			},
+		});
+		const { data } = await runOnStore(
+			helpers,
+			{},
+			checked(() => false),
+			[],
+			1,
+		);
+		const onMainNow = checked((index) => index < CHANGED_ON_MAIN);
+		const current = new Map<string, CompanySnapshot>();
+		const day = Date.UTC(2026, 0, 2) / 86_400_000;
+		for (const { key, record } of onMainNow) current.set(watchKey(key), snapshotOf(record, day));
+		const staticData = JSON.parse(JSON.stringify(data)) as Record<string, unknown>;
+		const memory = new ProcessedItemsMemory(
+			helpers,
+			new StaticDataMemory(staticData, { warn: () => undefined }, () => true),
+		);
+		await memory.recall(current, []);
+		failing = true;
+		await expect(memory.remember(current, [])).rejects.toThrow('deadlock detected');
+		failing = false;
+		// Cleared, with no entry vouching for the static data.
+		expect(store.entriesOf('w', 'n')).toBe(0);
+		const next = await runOnStore(helpers, data, onMainNow, [], 3);
+		expect(events(next.found)).toEqual([]);
+	});
+});
+
+describe('a row trimmed to exactly what the main process recorded and the emptied entry', () => {
+	// Nothing held, not even the mark, and the row counts what was recorded + 1: empty before (or holding
+	// the emptied entry alone) only if the row had room for more; trimmed to its capacity, it held more.
+	it('is not taken as empty: the old statuses are asked', async () => {
+		const store = new HarnessStore();
+		const calls: string[] = [];
+		const run = async (saved: Record<string, unknown> | undefined, records: CompanyRecord[]) => {
+			const data = saved && (JSON.parse(JSON.stringify(saved)) as Record<string, unknown>);
+			// Room for 8: a main process's 2 companies (6 entries and the mark), a worker's (6 and a block).
+			const found = await detectChanges(
+				new ProcessedItemsMemory(
+					helpersOf(store, { calls }),
+					data && new StaticDataMemory(data, { warn: () => undefined }, () => true),
+					8,
+				),
+				named(records),
+				[],
+				{ now: new Date(Date.UTC(2026, 0, 1)), reportFirstSightings: false },
+			);
+			return { found, data };
+		};
+		const { data: saved } = await run({}, [company('Active'), company('Active')]);
+		expect(saved?.storeRow).toHaveProperty('token');
+		await run(undefined, [company('Active'), company('Active')]);
+		const moved = {
+			...company('Inactive', 'Beta AG'),
+			registeredAddress: 'Ring 2',
+		} as CompanyRecord;
+		calls.length = 0;
+		await run(saved, [moved, moved]);
+		// Step 1: the mark and 6 entries (all new: 7 recorded), then the emptied entry; the row, trimmed to
+		// 8, is not counted as a sign of an empty one, and step 2 asks the old statuses.
+		expect(calls.slice(0, 3)).toEqual(['record 7', 'record 1', expect.stringMatching(/^record /)]);
 	});
 });
