@@ -1,4 +1,4 @@
-import { queueShape, SHARED_LOOKUPS } from '../../../../bench/sim/queue';
+import { queueShape, SANDBOX, SHARED_LOOKUPS } from '../../../../bench/sim/queue';
 import { seededRandom } from '../../../../bench/sim/random';
 import { SimulatedRegistry } from '../../../../bench/sim/registry';
 import { runSheet } from '../../../../bench/sim/sheet';
@@ -16,21 +16,7 @@ beforeEach(() => {
 
 async function warmThenShared(aloneRows: number, onWarm: number) {
 	const random = seededRandom(1);
-	const sim = new SimulatedRegistry(
-		clock,
-		{
-			limiter: { family: 'token-bucket', ratePerSecond: 100, burst: 100 },
-			headers: 'x-ratelimit',
-			headersOn: 'always',
-			resetAs: 'seconds',
-			retryAfter: 'seconds',
-			nonsense: 'none',
-			latencyMs: 45,
-			jitterMs: 10,
-			faultShare: 0,
-		},
-		random,
-	);
+	const sim = new SimulatedRegistry(clock, SANDBOX, random);
 	for (const process of [0, 1])
 		RateController.for(`sim p${process}`, clock, seededRandom(32 + process));
 	const sheet = (process: number, execution: number, rows: number) =>
