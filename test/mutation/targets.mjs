@@ -274,6 +274,8 @@ export const TARGETS = {
 		'test/unit/transport/rateController.test.ts',
 		'test/unit/transport/rateControl/controller.test.ts',
 		'test/unit/transport/rateControl/jitter.test.ts',
+		// A token renewal sets the execution's queue aside (no permit, no start spent).
+		'test/unit/transport/rateControl/setAside.test.ts',
 	],
 	// Workers sharing one limit (what a 429 wave does for them) and the chance that separates them: the
 	// stories on the pure transition and the controller drawing from the Random it was given.

@@ -6,14 +6,8 @@ import type { LookupFailure } from './registryError';
 import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer } from './registryRequest';
 import { header, refusesForRateLimit, report } from './answerReport';
 import { parseRetryAfter } from './retryAfter';
-import {
-	decideRetry,
-	failed,
-	firstTry,
-	type LookupOutcome,
-	type Tries,
-	type TryResult,
-} from './retryDecision';
+import { decideRetry, failed, firstTry } from './retryDecision';
+import type { LookupOutcome, Tries, TryResult } from './retryDecision';
 import {
 	backoffMs,
 	CircuitBreaker,
