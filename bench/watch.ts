@@ -23,10 +23,8 @@ import { ProcessedItemsStore as HarnessStore } from '../harness/processedItems';
 import type { CompanyRecord } from '../nodes/shared/model/companyRecord';
 import { detectChanges } from '../nodes/shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../nodes/shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../nodes/shared/watch/processedItemsMemory';
+import type { ProcessedItemsStore } from '../nodes/shared/watch/storeRow';
 import type { StoredCompany } from '../sandbox/registry';
 import { n8nDir } from '../test/e2e/lib/realN8n';
 

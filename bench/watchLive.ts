@@ -7,10 +7,8 @@
 import type { CompanyRecord } from '../nodes/shared/model/companyRecord';
 import { detectChanges } from '../nodes/shared/watch/detector';
 import { StaticDataMemory } from '../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../nodes/shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../nodes/shared/watch/processedItemsMemory';
+import type { ProcessedItemsStore } from '../nodes/shared/watch/storeRow';
 import { realN8nStore } from './watch';
 
 const COMPANIES = 100_000;

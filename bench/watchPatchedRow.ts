@@ -16,7 +16,7 @@ import type {
 	StaticDataMemory,
 	WatchMemory,
 } from '../nodes/shared/watch/memory';
-import type { ProcessedItemsStore } from '../nodes/shared/watch/processedItemsMemory';
+import type { ProcessedItemsStore } from '../nodes/shared/watch/storeRow';
 import { canonicalText, sameText, type CompanySnapshot } from '../nodes/shared/watch/snapshot';
 
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };

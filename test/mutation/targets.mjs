@@ -32,6 +32,22 @@ const WINDOW_TESTS = [
 	'test/unit/transport/rateControl/window.log.test.ts',
 ];
 
+// The store's memory as a worker has it (the edges), on a main process (the row's mark, its edges and
+// red team: overlapping and failing runs), and runs of both. Not the seeded red team (overlap.redteam:
+// 300 seeds, 8 s of CPU a jest run).
+const STORE_MEMORY_TESTS = [
+	'test/unit/watch/processedItemsMemory.edges.test.ts',
+	'test/unit/watch/rowMark.test.ts',
+	'test/unit/watch/rowMark.edges.test.ts',
+	'test/unit/watch/rowMark.redteam.test.ts',
+	'test/unit/watch/mixedRuns.test.ts',
+	'test/unit/watch/textForms.test.ts',
+	// A failed run's undo past its bound (6,000 companies: about a second a jest run).
+	'test/unit/watch/undoBound.test.ts',
+	// The row emptied since the static data was saved.
+	'test/unit/watch/emptiedRow.test.ts',
+];
+
 export const TARGETS = {
 	'nodes/shared/model/companyRecord.ts': [
 		'test/unit/model/companyRecord.test.ts',
@@ -84,21 +100,13 @@ export const TARGETS = {
 		// Static data saved with the store's row: not the memory of the row emptied since.
 		'test/unit/watch/emptiedRow.test.ts',
 	],
-	// The store's memory as a worker has it (the edges), on a main process (the row's mark, its edges and
-	// red team: overlapping and failing runs), and runs of both. Not the seeded red team (overlap.redteam:
-	// 300 seeds, 8 s of CPU a jest run).
-	'nodes/shared/watch/processedItemsMemory.ts': [
-		'test/unit/watch/processedItemsMemory.edges.test.ts',
-		'test/unit/watch/rowMark.test.ts',
-		'test/unit/watch/rowMark.edges.test.ts',
-		'test/unit/watch/rowMark.redteam.test.ts',
-		'test/unit/watch/mixedRuns.test.ts',
-		'test/unit/watch/textForms.test.ts',
-		// A failed run's undo past its bound (6,000 companies: about a second a jest run).
-		'test/unit/watch/undoBound.test.ts',
-		// The row emptied since the static data was saved.
-		'test/unit/watch/emptiedRow.test.ts',
-	],
+	// The store's memory and its parts (the row and its undo, the entries, the blocks, the questions),
+	// each against the same tests: the store's memory is the only caller of its parts.
+	'nodes/shared/watch/processedItemsMemory.ts': STORE_MEMORY_TESTS,
+	'nodes/shared/watch/storeRow.ts': STORE_MEMORY_TESTS,
+	'nodes/shared/watch/storeEntries.ts': STORE_MEMORY_TESTS,
+	'nodes/shared/watch/storeBlocks.ts': STORE_MEMORY_TESTS,
+	'nodes/shared/watch/storeQuestions.ts': STORE_MEMORY_TESTS,
 	// The retry policy and the decision after each try: pure, on an injected clock.
 	'nodes/shared/transport/retryPolicy.ts': [
 		'test/unit/transport/retryPolicy.test.ts',

@@ -3,10 +3,8 @@ import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	STORE_CAPACITY,
-} from '../../../nodes/shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import { STORE_CAPACITY } from '../../../nodes/shared/watch/storeRow';
 import { drawnCompany, helpersOf, notRegistered } from './storeFixtures';
 import {
 	compareSnapshots,

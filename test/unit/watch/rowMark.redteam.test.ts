@@ -3,10 +3,8 @@ import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../../../nodes/shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
 import { company, helpersOf, notRegistered } from './storeFixtures';
 import { runOnStore } from './storeRun';
 

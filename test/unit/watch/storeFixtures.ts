@@ -2,7 +2,7 @@ import type { ICheckProcessedOptions } from 'n8n-workflow';
 
 import type { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
-import type { ProcessedItemsStore } from '../../../nodes/shared/watch/processedItemsMemory';
+import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
 
 /** The node n8n's store keys the row by. */
 export const STORE_CONTEXT = { workflow: { id: 'w' }, node: { id: 'n' } } as never;

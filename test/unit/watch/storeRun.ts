@@ -2,10 +2,8 @@
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges, type CheckedCompany } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../../../nodes/shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
 
 /**
  * One run of the watch on the store's memory, on day `day` of 2026: a main process loads a copy of the

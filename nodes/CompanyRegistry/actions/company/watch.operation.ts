@@ -21,10 +21,8 @@ import {
 } from '../../../shared/lookupPipeline';
 import { detectChanges } from '../../../shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../../../shared/watch/memory';
-import {
-	ProcessedItemsMemory,
-	type ProcessedItemsStore,
-} from '../../../shared/watch/processedItemsMemory';
+import { ProcessedItemsMemory } from '../../../shared/watch/processedItemsMemory';
+import type { ProcessedItemsStore } from '../../../shared/watch/storeRow';
 import {
 	changeItemJson,
 	dayNumber,
