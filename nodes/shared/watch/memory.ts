@@ -171,10 +171,6 @@ export class StaticDataMemory implements WatchMemory {
 		return kept;
 	}
 
-	get isEmpty(): boolean {
-		return Object.keys(this.companies).length === 0;
-	}
-
 	async recall(
 		current: ReadonlyMap<string, CompanySnapshot>,
 	): Promise<ReadonlyMap<string, Recollection>> {

@@ -184,7 +184,6 @@ describe('the static-data memory', () => {
 			silent,
 			(id, snapshot) => id === 'de/B' && snapshot.d === 2,
 		);
-		expect(memory.isEmpty).toBe(false);
 		const current = new Map([['de/C', { s: 'A' as const, d: 3 }]]);
 		expect(memory.kept(current)).toEqual(['de/B']);
 		expect(memory.saved('de/A')).toStrictEqual({ s: 'A', n: 'Alpha GmbH', d: 1 });
@@ -202,9 +201,9 @@ describe('the static-data memory', () => {
 		expect(memory.kept(new Map([['de/A', { s: 'A' as const, d: 3 }]]))).toEqual(['de/B']);
 	});
 
-	it('is empty without saved companies, or with an empty list', () => {
-		expect(new StaticDataMemory({}, silent, keepNone).isEmpty).toBe(true);
-		expect(new StaticDataMemory({ companies: {} }, silent, keepNone).isEmpty).toBe(true);
+	it('holds no company without saved companies, or with an empty list', () => {
+		for (const staticData of [{}, { companies: {} }])
+			expect(new StaticDataMemory(staticData, silent, () => true).kept(new Map())).toEqual([]);
 	});
 
 	it('a first run (nothing saved) is no broken state: no warning, nothing added', () => {
@@ -296,8 +295,8 @@ describe('the saved watch state it refuses to trust', () => {
 		await new StaticDataMemory(staticData, silent, () => true).remember(new Map(), []);
 		expect(staticData.companies).toStrictEqual({ 'de/A': { s: 'A', d: 1 } });
 		const onlyInherited = Object.create({ inherited: { s: 'A', d: 1 } }) as Record<string, unknown>;
-		expect(new StaticDataMemory({ companies: onlyInherited }, silent, () => true).isEmpty).toBe(
-			true,
-		);
+		expect(
+			new StaticDataMemory({ companies: onlyInherited }, silent, () => true).kept(new Map()),
+		).toEqual([]);
 	});
 });
