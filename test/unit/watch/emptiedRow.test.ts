@@ -5,6 +5,7 @@ import { detectChanges, type CheckedCompany } from '../../../nodes/shared/watch/
 import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
 import { snapshotOf, watchKey, type CompanySnapshot } from '../../../nodes/shared/watch/snapshot';
+import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
 import { company, helpersOf, STORE_CONTEXT, type StoreMethod } from './storeFixtures';
 import { runOnStore } from './storeRun';
 
@@ -390,6 +391,104 @@ describe("the undo's 'row emptied' entry when a worker wrote the row during the 
 		expect(store.entriesOf('w', 'n')).toBe(0);
 		const next = await runOnStore(helpers, data, onMainNow, [], 3);
 		expect(events(next.found)).toEqual([]);
+	});
+});
+
+// Review minor (a): the undo's 'row emptied' entry left in a row another run wrote afterwards. The undo asks
+// the mark, clears, then writes the entry: a worker whose clear and write fall between the last two leaves
+// its row with the entry after it. The entry is asked only by a run whose static data holds that mark, and
+// vouches for the static data only where the row counts nothing but it and what that run recorded: the
+// worker's entries are counted, so its row is read, and what it reported is not reported again. (A rule
+// trusting the entry alone, without the count, reports the worker's change again from the old static data.)
+describe("the undo's 'row emptied' entry left in a row a worker wrote afterwards (review minor a)", () => {
+	const COMPANIES = 6_000;
+	// Enough changed companies that the undo clears the row (UNDO_MAX_SEARCHED_ENTRIES), as in undoBound.test.
+	const CHANGED_ON_MAIN = 3_000;
+	const LAST = COMPANIES - 1;
+	const checked = (inactive: (index: number) => boolean): CheckedCompany[] =>
+		Array.from({ length: COMPANIES }, (_, index) => ({
+			key: { countryCode: 'de', companyId: `HRB${index}` },
+			record: company(inactive(index) ? 'Inactive' : 'Active'),
+			itemIndex: index,
+		}));
+	const snapshots = (companies: CheckedCompany[], day: number) => {
+		const current = new Map<string, CompanySnapshot>();
+		for (const { key, record } of companies)
+			current.set(watchKey(key), snapshotOf(record, Date.UTC(2026, 0, day) / 86_400_000));
+		return current;
+	};
+
+	it("is read with the worker's row: the change the worker reported is not reported again", async () => {
+		const store = new HarnessStore();
+		let clears = 0;
+		let failing = false;
+		/** Run right after the undo's clear, before its emptied entry is written. */
+		let afterClear: (() => Promise<void>) | undefined;
+		const base = helpersOf(store, {
+			withRemove: true,
+			fails: (method: StoreMethod) => {
+				if (!failing || method !== 'clearAllProcessedItems') return undefined;
+				clears += 1;
+				return clears <= 2 ? new Error('deadlock detected') : undefined;
+			},
+		});
+		const helpers: ProcessedItemsStore = {
+			...base,
+			clearAllProcessedItems: async (...args) => {
+				await base.clearAllProcessedItems(...args);
+				const then = afterClear;
+				afterClear = undefined;
+				await then?.();
+			},
+		};
+		const { data } = await runOnStore(
+			helpers,
+			{},
+			checked(() => false),
+			[],
+			1,
+		);
+		// The main process's run: its row as marked, 3,000 companies changed.
+		const onMain = snapshots(
+			checked((index) => index < CHANGED_ON_MAIN),
+			2,
+		);
+		const mainMemory = new ProcessedItemsMemory(
+			helpers,
+			new StaticDataMemory(
+				JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
+				{ warn: () => undefined },
+				() => true,
+			),
+		);
+		await mainMemory.recall(onMain, []);
+		// A worker's run meanwhile: the last company turned inactive, and the worker sees it.
+		const onWorker = snapshots(
+			checked((index) => index < CHANGED_ON_MAIN || index === LAST),
+			2,
+		);
+		const workerMemory = new ProcessedItemsMemory(helpers);
+		const lastId = watchKey({ countryCode: 'de', companyId: `HRB${LAST}` });
+		expect((await workerMemory.recall(onWorker, [])).get(lastId)?.previous.s).toBe('A');
+		// The main process's clear fails (and its retry): its undo asks the mark (held), clears the row,
+		// and the worker's step 3 (clear, write) comes before the undo writes 'row emptied'.
+		failing = true;
+		afterClear = async () => {
+			failing = false;
+			await workerMemory.remember(onWorker, []);
+		};
+		await expect(mainMemory.remember(onMain, [])).rejects.toThrow('deadlock detected');
+		// The worker's row (three entries a company, a block per 10) and, after it, the emptied entry.
+		expect(store.entriesOf('w', 'n')).toBe(COMPANIES * 3 + COMPANIES / 10 + 1);
+		// The next main process, with the static data of day 1 and its mark: the entry is held.
+		const next = await runOnStore(
+			helpers,
+			data,
+			checked((index) => index < CHANGED_ON_MAIN || index === LAST),
+			[],
+			3,
+		);
+		expect(events(next.found).filter((event) => event.startsWith(`${LAST}:`))).toEqual([]);
 	});
 });
 
