@@ -67,6 +67,16 @@ export const LOWER_BOUND_GROWTH_PER_SECOND = 1;
  * wave that ends it to tell the limit, which one round trip's steps overshoot at most once more.
  */
 export const SEARCH_DOUBLING_ANSWERS = 4;
+/**
+ * The smallest first-wave burst a search's refill is reckoned against (search.ts refillShown): more than
+ * twice this admitted within a second shows a registry that refills. Twice the first wave alone proves
+ * it for one client, but a worker's first wave of one may be its share of a shared bucket's burst: at 1,
+ * workers sharing a burst-1 bucket searched per round trip into each other (bench:sim seed 1 s201 14
+ * rows failed, s70, s170; seed 2 s45) and s156 (6/s) crossed 1.15. At SEARCH_DOUBLING_ANSWERS (4, the
+ * rule before) a bucket of 4-8 a second and a burst of 1-2 showed it after seconds of doubling, or
+ * never, its ceiling then what the slow search admitted (s182 1.72x, s248 1.59x, seed 2 s99 1.31x).
+ */
+export const REFILL_SHOWN_MIN_BURST = 2;
 /** Beyond the last event's rate: slow enough that the 429 wave it ends in is rare, fast enough to find a limit that rose. */
 export const PROBE_GROWTH_PER_SECOND = 0.02;
 /**

@@ -1,6 +1,6 @@
 import {
 	LOWER_BOUND_GROWTH_PER_SECOND,
-	SEARCH_DOUBLING_ANSWERS,
+	REFILL_SHOWN_MIN_BURST,
 	SEARCH_GROWTH_PER_SECOND,
 	SEARCH_LONG_WORK_S,
 	SEARCH_OVERSHOT_SPAN_MS,
@@ -25,8 +25,10 @@ export interface Lately {
  * window's second holds the end of one budget and the start of the next), so the registry refills as
  * it goes, a bucket, which admits any pace up to its refill. The pace then doubles per round trip while
  * the answers come back clean (TCP's slow start), not per second: bench:sim s31 (428/s, burst 1) met
- * its rate 9 s in, 3.13x its floor, and now 2.18x. Below 2 * SEARCH_DOUBLING_ANSWERS a second it would gain at most
- * a second, and its coarser steps would set a slow bucket's ceiling further below its rate (s156, 6/s).
+ * its rate 9 s in, 3.13x its floor, and now 2.06x. The first wave's burst is taken as at least
+ * REFILL_SHOWN_MIN_BURST (a worker's first wave may hold only its share of a shared burst): a bucket of
+ * 8/s and a burst of 1 shows it with five admitted in a second, and its search ends at the step before
+ * the refused one (bench:sim s182, 1.72x -> 1.23x), where eight a second were needed.
  */
 export function refillShown(pace: PaceState, lately: Lately): boolean {
 	const wave = pace.firstWave;
@@ -34,8 +36,7 @@ export function refillShown(pace: PaceState, lately: Lately): boolean {
 		pace.ceiling === undefined &&
 		pace.lowerBound !== undefined &&
 		wave !== undefined &&
-		lately.admittedLastSecond >
-			2 * Math.max(wave.told + wave.admittedAfter, SEARCH_DOUBLING_ANSWERS)
+		lately.admittedLastSecond > 2 * Math.max(wave.told + wave.admittedAfter, REFILL_SHOWN_MIN_BURST)
 	);
 }
 

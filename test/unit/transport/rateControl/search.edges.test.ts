@@ -28,9 +28,12 @@ const searching = (rate: number, told: number, admittedAfter = 0): PaceState => 
 const quiet = { answers: 3, ms: 3_000 };
 
 describe('refillShown: the registry admitted in a second what no window of the first wave budget would', () => {
-	it('more than twice the first wave and more than twice SEARCH_DOUBLING_ANSWERS (4)', () => {
-		expect(refillShown(searching(5, 1), { latencyMs: 40, admittedLastSecond: 9 })).toBe(true);
-		expect(refillShown(searching(5, 1), { latencyMs: 40, admittedLastSecond: 8 })).toBe(false);
+	it('more than twice the first wave and more than twice REFILL_SHOWN_MIN_BURST (2)', () => {
+		expect(refillShown(searching(5, 1), { latencyMs: 40, admittedLastSecond: 5 })).toBe(true);
+		expect(refillShown(searching(5, 1), { latencyMs: 40, admittedLastSecond: 4 })).toBe(false);
+		// A first wave of 4: more than 8.
+		expect(refillShown(searching(5, 4), { latencyMs: 40, admittedLastSecond: 9 })).toBe(true);
+		expect(refillShown(searching(5, 4), { latencyMs: 40, admittedLastSecond: 8 })).toBe(false);
 		// A first wave of 5 (3 by the 429, 2 after): more than 10.
 		expect(refillShown(searching(5, 3, 2), { latencyMs: 40, admittedLastSecond: 11 })).toBe(true);
 		expect(refillShown(searching(5, 3, 2), { latencyMs: 40, admittedLastSecond: 10 })).toBe(false);
@@ -45,17 +48,17 @@ describe('refillShown: the registry admitted in a second what no window of the f
 
 describe('climb, searching per round trip', () => {
 	it('doubles over 4 answers where the round trip holds fewer, else per round trip', () => {
-		const fast = searching(10, 2);
+		const fast = searching(10, 4);
 		climb(fast, 1000, quiet, { latencyMs: 40, admittedLastSecond: 9 });
 		expect(fast.rate).toBeCloseTo(10 * 2 ** (1 / 4), 9);
 		// The step before is kept (the wave that ends the search goes by it), whatever the burst.
 		expect(fast.stepFrom).toBe(10);
-		const longTrip = searching(10, 2);
+		const longTrip = searching(10, 4);
 		climb(longTrip, 1000, quiet, { latencyMs: 800, admittedLastSecond: 9 });
 		expect(longTrip.rate).toBeCloseTo(10 * 2 ** (1 / 8), 9);
 	});
 	it('per second where the registry showed no refill', () => {
-		const slow = searching(10, 2);
+		const slow = searching(10, 4);
 		climb(slow, 1000, quiet, { latencyMs: 40, admittedLastSecond: 8 });
 		expect(slow.rate).toBeCloseTo(10 * 2 ** (1 / 10), 9);
 		expect(slow.stepFrom).toBeUndefined();
@@ -64,7 +67,7 @@ describe('climb, searching per round trip', () => {
 
 describe('an answer to a search (transition): what was admitted over the last second, no earlier', () => {
 	const now = 100_000;
-	// A search at 10/s from a first wave that admitted 2, 40 ms away; admitted earlier at `ago` ms.
+	// A search at 10/s from a first wave that admitted 4, 40 ms away; admitted earlier at `ago` ms.
 	const answeredAfter = (ago: number[]): number => {
 		let admitted = emptyLog<{ at: number; sentAt: number; succeeded: boolean }>();
 		for (const back of ago)
@@ -75,7 +78,7 @@ describe('an answer to a search (transition): what was admitted over the last se
 			latencyMs: 40,
 			lastEventAt: 0,
 			admitted,
-			pace: { ...searching(10, 2), firstWave: { ...searching(10, 2).firstWave!, at: 0 } },
+			pace: { ...searching(10, 4), firstWave: { ...searching(10, 4).firstWave!, at: 0 } },
 		};
 		const report = { sentAt: now - 40, status: 200 };
 		return transition(state, { kind: 'answered', report, workLeft: 1000 }, now).state.pace.rate!;

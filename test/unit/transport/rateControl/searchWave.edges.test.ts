@@ -113,7 +113,7 @@ describe('a 429 (transition) after a search per round trip at 60/s, its first wa
 });
 
 describe('climb marks a search per round trip, and only that', () => {
-	// Searching up from 10/s, a first wave that admitted 2.
+	// Searching up from 10/s, a first wave that admitted 4 (more than 8 a second shows a refill).
 	const searching = (): PaceState => ({
 		...unknownPace(),
 		rate: 10,
@@ -121,8 +121,8 @@ describe('climb marks a search per round trip, and only that', () => {
 		floorRate: 9.5,
 		firstWave: {
 			at: 0,
-			told: 2,
-			answers: 2,
+			told: 4,
+			answers: 4,
 			admittedAfter: 0,
 			rateSpanMs: 1000,
 			boundSpanMs: 1000,
