@@ -126,6 +126,8 @@ export const TARGETS = {
 		// The breaker's half-open probe: held by the rate limit, given back unsent, told to resend, its
 		// credential failing, and what the rows waiting for its verdict then do.
 		'test/unit/transport/lookupSession.probe.test.ts',
+		// A renewal that begins as other lookups get their turn: what the registry and a window are told.
+		'test/unit/transport/lookupSession.renewalTurn.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
 	],
