@@ -7,7 +7,7 @@ import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer } from './registryRequest';
 import { header, refusesForRateLimit, report } from './answerReport';
 import { parseRetryAfter } from './retryAfter';
 import { decideRetry, failed, firstTry } from './retryDecision';
-import type { LookupOutcome, Tries, TryResult } from './retryDecision';
+import type { LookupOutcome, TokenRefusal, Tries, TryResult } from './retryDecision';
 import {
 	backoffMs,
 	CircuitBreaker,
@@ -142,15 +142,16 @@ export class LookupSession {
 
 		if (answer.kind === 'response' && decision !== undefined) {
 			if (decision === 'refused') return final(failed(this.refuseToken(answer)));
-			if (decision === 'resend') {
-				if (probe) this.breaker.record(true, true);
-				return { kind: 'tokenResend', refusal: answer };
+			// 'resend': sent with a token another lookup renewed meanwhile; another try sends with the new one.
+			let refusal: TokenRefusal | undefined = answer;
+			if (decision === 'renew') {
+				answer = await this.renewToken(key);
+				// The new token alone was refused (the registry accepted this credential's before): another try fetches one.
+				refusal = answer.kind === 'token-refused' && !this.renewal.refused ? answer : undefined;
 			}
-			answer = await this.renewToken(key);
-			// The new token alone was refused (the registry accepted this credential's before): another try fetches one.
-			if (answer.kind === 'token-refused' && !this.renewal.refused) {
+			if (refusal) {
 				if (probe) this.breaker.record(true, true);
-				return { kind: 'tokenResend', refusal: answer };
+				return { kind: 'tokenResend', refusal };
 			}
 		}
 		if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status))
@@ -265,7 +266,7 @@ export class LookupSession {
 	}
 
 	/** The token is refused for good; `refusal` is the answer that said so. */
-	private refuseToken(refusal: { status: number; tokenBytes?: number }): LookupFailure {
+	private refuseToken(refusal: TokenRefusal): LookupFailure {
 		this.credentialFailure ??= {
 			kind: 'token-refused',
 			status: refusal.status,
