@@ -282,6 +282,35 @@ describe('a renewal', () => {
 	});
 });
 
+describe('the credential failing while rows queue for their turn', () => {
+	it.each([
+		['the token refused for good', status(401)],
+		[
+			'the token exchange failing',
+			{
+				kind: 'credential',
+				message: 'The token endpoint rejected the Client ID',
+			} as RegistryAnswer,
+		],
+	])(
+		'%s: every row fails at its answer, none waits its turn to fail unsent',
+		async (_name, answer) => {
+			// Max Requests per Second 1, no token stored: the first request goes alone and its answer fails
+			// the credential. The nine rows queued behind it would each take a second's turn only to give it
+			// back unsent.
+			const { outcomes, calls, elapsedMs } = await run(10, () => answer, {
+				tokenWasStored: false,
+				settings: { maxRequestsPerSecond: 1 },
+			});
+			expect(new Set(kinds(outcomes))).toEqual(
+				new Set([answer.kind === 'credential' ? 'credential' : 'token-refused']),
+			);
+			expect(calls).toHaveLength(1);
+			expect(elapsedMs).toBe(10);
+		},
+	);
+});
+
 describe('a row waiting out a 429 when the execution stops', () => {
 	it('is cancelled, though the credential failed for another row meanwhile', async () => {
 		const { outcomes, calls } = await run(
