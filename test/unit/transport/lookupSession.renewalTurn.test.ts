@@ -14,7 +14,12 @@ import type { On401, RegistryAnswer } from '../../../nodes/shared/transport/regi
 // so they are given back unsent, to the rate controller as well as to the registry. The registry is a
 // simulated one (bench/sim/registry.ts) behind a token the stand-in refuses from a given request on.
 
-/** A registry that refuses the stored token from its `revokedFrom`-th request on, until a renewal. */
+const TOKEN_REFUSED: RegistryAnswer = { kind: 'response', status: 401, headers: {}, body: {} };
+
+/**
+ * A registry that refuses the stored token from its `revokedFrom`-th request on, until a renewal: with a
+ * 401, or with what `refusedWith` says (n8n's own answer when its token exchange fails).
+ */
 function registryWithToken(clock: VirtualClock, limiter: RegistrySpec['limiter'] | undefined) {
 	const sim = new SimulatedRegistry(
 		clock,
@@ -36,7 +41,7 @@ function registryWithToken(clock: VirtualClock, limiter: RegistrySpec['limiter']
 	return {
 		/** Each request as it left: its row, its mode, when (ms since the start), its status. */
 		calls: [] as Array<{ row: number; on401: On401; at: number; status?: number }>,
-		request(revokedFrom: number, start: number) {
+		request(revokedFrom: number, start: number, refusedWith: RegistryAnswer) {
 			return async (key: { companyId: string }, on401: On401): Promise<RegistryAnswer> => {
 				const call: { row: number; on401: On401; at: number; status?: number } = {
 					row: Number(key.companyId.slice(2)),
@@ -52,7 +57,7 @@ function registryWithToken(clock: VirtualClock, limiter: RegistrySpec['limiter']
 					? await (async (): Promise<RegistryAnswer> => {
 							await clock.sleep(0.5);
 							await clock.sleep(10);
-							return { kind: 'response', status: 401, headers: {}, body: {} };
+							return refusedWith;
 						})()
 					: await sim.request({ countryCode: 'de', companyId: key.companyId }, on401);
 				if (answer.kind === 'response') call.status = answer.status;
@@ -67,6 +72,7 @@ async function sheet(
 	revokedFrom: number,
 	settings: Partial<BatchSettings>,
 	limiter?: RegistrySpec['limiter'],
+	refusedWith = TOKEN_REFUSED,
 ) {
 	RateController.forgetAll();
 	const clock = new VirtualClock();
@@ -84,7 +90,7 @@ async function sheet(
 				...settings,
 			},
 			{
-				request: registry.request(revokedFrom, start),
+				request: registry.request(revokedFrom, start, refusedWith),
 				tokenWasStored: true,
 				grantedScopes: async () => 'read:aml',
 				reloadCredential: async () => {},
@@ -136,5 +142,26 @@ describe('lookups whose turn comes in the moment a token renewal begins', () => 
 			3_000, 4_000, 5_000,
 		]);
 		expect(ms).toBe(5_042);
+	});
+});
+
+describe('a lookup whose turn comes in the moment the credential fails', () => {
+	it('is not sent: it fails with the credential', async () => {
+		// As above, but n8n's token exchange fails for row 1: row 2's
+		// turn, given by row 0's answer in the same moment, is given back, and row 2 fails as row 1 does.
+		const failure = { kind: 'credential', message: 'The token endpoint rejected the Client ID' };
+		const { outcomes, calls } = await sheet(
+			3,
+			2,
+			{ maxConcurrency: 2 },
+			undefined,
+			failure as RegistryAnswer,
+		);
+		expect(outcomes).toEqual([
+			{ kind: 'record', record: expect.anything() },
+			{ kind: 'failed', failure },
+			{ kind: 'failed', failure },
+		]);
+		expect(calls.map(({ row }) => row)).toEqual([0, 1]);
 	});
 });
