@@ -128,6 +128,8 @@ export const TARGETS = {
 		'test/unit/transport/lookupSession.probe.test.ts',
 		// A renewal that begins as other lookups get their turn: what the registry and a window are told.
 		'test/unit/transport/lookupSession.renewalTurn.test.ts',
+		// A renewal takes the execution's next start, not a place behind its queued lookups (setAside).
+		'test/unit/transport/renewalBehindQueue.redteam.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
 	],
