@@ -134,6 +134,10 @@ export const TARGETS = {
 		// The breaker's half-open probe: held by the rate limit, given back unsent, told to resend, its
 		// credential failing, and what the rows waiting for its verdict then do.
 		'test/unit/transport/lookupSession.probe.test.ts',
+		// A renewal that begins as other lookups get their turn: what the registry and a window are told.
+		'test/unit/transport/lookupSession.renewalTurn.test.ts',
+		// A renewal takes the execution's next start, not a place behind its queued lookups (setAside).
+		'test/unit/transport/renewalBehindQueue.redteam.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
 		'test/unit/lookupPipeline.rows.test.ts',
 	],

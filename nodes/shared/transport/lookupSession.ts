@@ -7,7 +7,7 @@ import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer } from './registryRequest';
 import { header, refusesForRateLimit, report } from './answerReport';
 import { parseRetryAfter } from './retryAfter';
 import { decideRetry, failed, firstTry } from './retryDecision';
-import type { LookupOutcome, Tries, TryResult } from './retryDecision';
+import type { LookupOutcome, TokenRefusal, Tries, TryResult } from './retryDecision';
 import {
 	backoffMs,
 	CircuitBreaker,
@@ -83,7 +83,7 @@ export class LookupSession {
 				case 'finish':
 					return decision.outcome;
 				case 'refuseToken':
-					return failed(this.refuseToken(decision.refusal));
+					return this.refuseToken(decision.refusal);
 				case 'again':
 					break;
 				case 'wait':
@@ -141,16 +141,17 @@ export class LookupSession {
 		this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
 
 		if (answer.kind === 'response' && decision !== undefined) {
-			if (decision === 'refused') return final(failed(this.refuseToken(answer)));
-			if (decision === 'resend') {
-				if (probe) this.breaker.record(true, true);
-				return { kind: 'tokenResend', refusal: answer };
+			if (decision === 'refused') return final(this.refuseToken(answer));
+			// 'resend': sent with a token another lookup renewed meanwhile; another try sends with the new one.
+			let refusal: TokenRefusal | undefined = answer;
+			if (decision === 'renew') {
+				answer = await this.renewToken(key);
+				// The new token alone was refused (the registry accepted this credential's before): another try fetches one.
+				refusal = answer.kind === 'token-refused' && !this.renewal.refused ? answer : undefined;
 			}
-			answer = await this.renewToken(key);
-			// The new token alone was refused (the registry accepted this credential's before): another try fetches one.
-			if (answer.kind === 'token-refused' && !this.renewal.refused) {
+			if (refusal) {
 				if (probe) this.breaker.record(true, true);
-				return { kind: 'tokenResend', refusal: answer };
+				return { kind: 'tokenResend', refusal };
 			}
 		}
 		if (answer.kind === 'response' && !TOKEN_REFUSAL_STATUSES.has(answer.status))
@@ -178,11 +179,9 @@ export class LookupSession {
 			case 'cancelled':
 				return final(CANCELLED);
 			case 'credential':
-				this.credentialFailure ??= { kind: 'credential', message: answer.message };
-				this.breaker.stop();
-				return final(failed(this.credentialFailure));
+				return final(this.credentialFailed({ kind: 'credential', message: answer.message }));
 			case 'token-refused':
-				return final(failed(this.refuseToken(answer)));
+				return final(this.refuseToken(answer));
 			case 'oversized':
 			case 'undecodable':
 				return final(failed(answer));
@@ -265,16 +264,20 @@ export class LookupSession {
 	}
 
 	/** The token is refused for good; `refusal` is the answer that said so. */
-	private refuseToken(refusal: { status: number; tokenBytes?: number }): LookupFailure {
-		this.credentialFailure ??= {
-			kind: 'token-refused',
-			status: refusal.status,
-			renewed: this.renewal.renewed,
-			tokenBytes: refusal.tokenBytes,
-		};
-		// Nobody may be left waiting for a probe's verdict: every lookup now fails with this.
+	private refuseToken({ status, tokenBytes }: TokenRefusal): LookupOutcome {
+		const renewed = this.renewal.renewed;
+		return this.credentialFailed({ kind: 'token-refused', status, renewed, tokenBytes });
+	}
+
+	/**
+	 * Every lookup of the execution now fails with the first such failure, unsent: nobody may be left
+	 * waiting for a probe's verdict, nor for a turn at the rate controller only to give it back.
+	 */
+	private credentialFailed(failure: LookupFailure): LookupOutcome {
+		this.credentialFailure ??= failure;
 		this.breaker.stop();
-		return this.credentialFailure;
+		this.tenant.setAside();
+		return failed(this.credentialFailure);
 	}
 
 	private registryDown(): LookupFailure {

@@ -10,6 +10,12 @@ export type LookupOutcome =
 
 export const failed = (failure: LookupFailure): LookupOutcome => ({ kind: 'failed', failure });
 
+/** The answer that refused a token: its status (401, 413, 431) and, where told, the token's size. */
+export interface TokenRefusal {
+	status: number;
+	tokenBytes?: number;
+}
+
 /** How one try of a lookup ended (lookupSession.ts, `attempt`). */
 export type TryResult =
 	/** Nothing to try again: an answer, a failure no retry mends, or the execution stopped. */
@@ -19,7 +25,7 @@ export type TryResult =
 	/** Everybody must wait for the rate limit past what this lookup's wait budget allows, until `until`. */
 	| { kind: 'paused'; until: number }
 	/** A 401 to a token another lookup has renewed meanwhile: send again with the new one. */
-	| { kind: 'tokenResend'; refusal: { status: number; tokenBytes?: number } }
+	| { kind: 'tokenResend'; refusal: TokenRefusal }
 	/**
 	 * A refusal for the rate limit (`status`: 429, or a 420 or 403 that says so); `delayMs` is the wait
 	 * its Retry-After (or the backoff, drawn now) asks for.
@@ -59,7 +65,7 @@ const MAX_TOKEN_RESENDS = 3;
 export type RetryDecision =
 	| { kind: 'finish'; outcome: LookupOutcome }
 	/** The token is refused for good: every lookup of the execution fails with it. */
-	| { kind: 'refuseToken'; refusal: { status: number; tokenBytes?: number } }
+	| { kind: 'refuseToken'; refusal: TokenRefusal }
 	/** Try again at once. */
 	| { kind: 'again'; tries: Tries }
 	/** Try again after `ms` (a 429). */

@@ -259,6 +259,56 @@ describe('a renewal', () => {
 		expect(outcomes).toEqual([{ kind: 'cancelled' }]);
 		expect(calls.map((call) => call.on401)).toEqual(['answer']);
 	});
+
+	it('waiting its turn when a 401 to a request sent before it comes back: it still goes, and both rows are answered', async () => {
+		// Max Requests per Second 1. Row 0 leaves first and is slow; row 1's 401 at 1,010 ms begins the
+		// renewal, whose turn is at 2,000 ms. Row 0's 401 at 1,500 ms (the old token) only sends again
+		// after the renewal: it takes nothing from the renewal's place in the queue.
+		const { outcomes, calls } = await run(
+			2,
+			({ on401, rowCall }) => (on401 === 'answer' && rowCall === 1 ? status(401) : ok),
+			{
+				settings: { maxRequestsPerSecond: 1 },
+				latencyMs: (row, on401) => (row === 0 && on401 === 'answer' ? 1_500 : 10),
+			},
+		);
+		expect(kinds(outcomes)).toEqual(['record', 'record']);
+		expect(calls.map(({ row, on401, at }) => [row, on401, at])).toEqual([
+			[0, 'answer', 0],
+			[1, 'answer', 1_000],
+			[1, 'renew', 2_000],
+			[0, 'answer', 3_000],
+		]);
+	});
+});
+
+describe('the credential failing while rows queue for their turn', () => {
+	it.each([
+		['the token refused for good', status(401)],
+		[
+			'the token exchange failing',
+			{
+				kind: 'credential',
+				message: 'The token endpoint rejected the Client ID',
+			} as RegistryAnswer,
+		],
+	])(
+		'%s: every row fails at its answer, none waits its turn to fail unsent',
+		async (_name, answer) => {
+			// Max Requests per Second 1, no token stored: the first request goes alone and its answer fails
+			// the credential. The nine rows queued behind it would each take a second's turn only to give it
+			// back unsent.
+			const { outcomes, calls, elapsedMs } = await run(10, () => answer, {
+				tokenWasStored: false,
+				settings: { maxRequestsPerSecond: 1 },
+			});
+			expect(new Set(kinds(outcomes))).toEqual(
+				new Set([answer.kind === 'credential' ? 'credential' : 'token-refused']),
+			);
+			expect(calls).toHaveLength(1);
+			expect(elapsedMs).toBe(10);
+		},
+	);
 });
 
 describe('a row waiting out a 429 when the execution stops', () => {

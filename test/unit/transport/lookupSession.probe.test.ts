@@ -243,3 +243,39 @@ describe('review of outside3: a probe whose token renewal is refused (the regist
 		expect(kinds(outcomes).slice(13)).toEqual(Array<string>(9).fill('record'));
 	});
 });
+
+describe("a row's new token refused while the probe is out", () => {
+	it('is no verdict on the outage: the rows held wait for the probe, not sent into the outage', async () => {
+		// Rows 1-12 fail with 500s: the breaker opens at 400 ms until 1,400 ms (rows 13-16, sent before,
+		// are answered with the stored token: the registry accepts this credential). Row 17 probes at
+		// 1,400 ms into an outage that lasts until 2,000 ms; its 500 comes back at 1,600 ms. Row 0, sent at
+		// the start and slow, meets a 401 at 1,500 ms and renews; that new token is refused at 1,510 ms
+		// (expired on its way): row 0 sends again for another, and says nothing of the outage. Rows 18-21
+		// wait for the probe's verdict, then its next cool-down (until 3,600 ms), and are answered.
+		let renewals = 0;
+		const { outcomes, calls } = await run(
+			22,
+			({ row, on401, rowCall, at }) => {
+				if (on401 === 'renew')
+					return ++renewals === 1 ? { kind: 'token-refused', status: 401, tokenBytes: 30 } : ok;
+				if (row === 0 && rowCall === 1) return status(401);
+				return row >= 1 && (row <= 12 || (at >= 1_000 && at < 2_000)) ? status(500) : ok;
+			},
+			{
+				latencyMs: (row, on401) =>
+					on401 === 'renew' ? 10 : row === 0 ? 1_500 : row === 17 ? 200 : 100,
+			},
+		);
+		expect(kinds(outcomes)).toEqual([
+			'record',
+			...Array<string>(12).fill('http'),
+			...Array<string>(4).fill('record'),
+			// The probe's own row, with one attempt: the outage's.
+			'http',
+			...Array<string>(4).fill('record'),
+		]);
+		expect(calls.filter(({ row }) => row >= 18).map(({ at }) => at)).toEqual([
+			3_600, 3_700, 3_700, 3_700,
+		]);
+	});
+});
