@@ -127,6 +127,30 @@ describe('executions taking turns', () => {
 		await clock.advance(0);
 		expect(sent.at).toHaveLength(3);
 	});
+
+	it('passes no turn while the limit waits for an answer: the execution whose turn it is goes when it comes', async () => {
+		const controller = new RateController(clock);
+		const sheet = controller.join({ maxConcurrency: 5 });
+		const form = controller.join({ maxConcurrency: 5 });
+		const first = starts(sheet, 1);
+		await clock.advance(45);
+		// A count that holds one (slow start, slowStart.ts): one in flight until an admission widens it.
+		sheet.release({ sentAt: first.at[0], status: 200, remaining: 0, limit: 1, resetMs: 1_000 });
+		const second = starts(sheet, 1);
+		await clock.advance(0);
+		expect(second.at).toHaveLength(1);
+		// The sheet sent last, so the next turn is the form's, however the two ask while nothing may start.
+		const sheetWaits = starts(sheet, 1);
+		await clock.advance(0);
+		const formWaits = starts(form, 1);
+		await clock.advance(500);
+		expect(sheetWaits.at.length + formWaits.at.length).toBe(0);
+		// No admission (a 503): room for one again, not two.
+		sheet.release({ sentAt: second.at[0], status: 503 });
+		await clock.advance(0);
+		expect(formWaits.at).toEqual([clock.now()]);
+		expect(sheetWaits.at).toEqual([]);
+	});
 });
 
 describe('who is told at once to give up waiting', () => {
@@ -245,6 +269,31 @@ describe('work left, as the executions tell it', () => {
 		};
 		expect(await paceAfterAnswers(3)).toBe(1);
 		expect(await paceAfterAnswers(10_000)).toBeGreaterThan(1);
+	});
+
+	it('lookups in flight are work left too: every row taken, the answers of 200 still to come keep the pace climbing', async () => {
+		const paceAfterAnswers = async (inFlight: number) => {
+			const controller = new RateController(clock);
+			const tenant = controller.join({ maxConcurrency: 500, rowsNotTaken: () => 0 });
+			await clock.advance(500);
+			// 29 of 30 admitted over a second: a pace of some 26/s, so two seconds of work is some 53 lookups.
+			await burst(tenant, 30, 29, { retryAfterMs: 100 }, 1_000);
+			const learned = controller.pace!;
+			const sentAt: number[] = [];
+			for (let index = 0; index < inFlight; index++) {
+				const permit = await clock.run(tenant.acquire());
+				if (permit.kind === 'go') sentAt.push(permit.sentAt);
+			}
+			for (const sent of sentAt.slice(0, 10)) {
+				tenant.release({ sentAt: sent, status: 200 });
+				await clock.advance(20);
+			}
+			return controller.pace! / learned;
+		};
+		// Ten answers with two in flight after them: the last of the work, the pace stays.
+		expect(await paceAfterAnswers(12)).toBe(1);
+		// With 190 still in flight (and none queued, no row left to take): seconds of work, it climbs.
+		expect(await paceAfterAnswers(200)).toBeGreaterThan(1);
 	});
 });
 
