@@ -222,6 +222,33 @@ describe('a count others spend too (queue-mode workers)', () => {
 		expect(budget(refusedAfter(20), 2_250)?.left).toBe(20);
 		expect(budget(refusedAfter(19), 2_250)?.left).toBe(10);
 	});
+
+	it('half of it is ours, and our requests since it was told come out of our half', () => {
+		// Six more in flight after the count of 20: ours is 10, 4 of it left (halving 20 - 6 left 7, and
+		// two workers each holding that much in flight held more than the count: bench/sim/queueShape.ts).
+		const steps = [...refusedAfter(1), ...[0, 1, 2, 3, 4, 5].map((index) => send(2_300 + index))];
+		expect(budget(steps, 2_310)?.left).toBe(4);
+	});
+
+	/** A count of 50, then `answers` more of ours answered one by one, the last telling `remaining`. */
+	const fallenTo = (answers: number, remaining: number) => {
+		const steps = [send(1_000), ok(1_000, 1_050, { remaining: 50 })];
+		for (let index = 0; index < answers; index++) {
+			const at = 1_100 + 10 * index;
+			steps.push(send(at), ok(at, at + 5, index === answers - 1 ? { remaining } : {}));
+		}
+		return steps;
+	};
+
+	it('fallen by more than every request of ours since, with no 429: others spend it, half is ours', () => {
+		expect(budget(fallenTo(10, 39), 1_200)?.left).toBe(19);
+		expect(budget(fallenTo(10, 39), 1_195 + SHARED_COUNT_QUIET_MS)?.left).toBe(39);
+	});
+
+	it('fallen by our own requests, or less (a refill): ours alone', () => {
+		expect(budget(fallenTo(10, 40), 1_200)?.left).toBe(40);
+		expect(budget(fallenTo(10, 45), 1_200)?.left).toBe(45);
+	});
 });
 
 describe('the refill, measured from how the count moves', () => {
