@@ -192,6 +192,26 @@ describe('which limit a 429 shows the count to be', () => {
 		expect(budget(afterQuota({ remaining: 0 }), 3_050)?.left).toBe(2);
 	});
 
+	it("a 429 that shows another quota's says nothing of others spending the count", () => {
+		// A count of 3; a 429 telling 50 left (an hour's quota) while our reckoning left 2: not the count's
+		// refusal, so no sign of others. Then ours spent and refused at its end (the count's own again),
+		// and a count of 3, as before: ours alone, all of it.
+		const steps = [
+			send(1_000),
+			ok(1_000, 1_050, { remaining: 3 }),
+			send(1_100),
+			refused(1_100, 1_150, { remaining: 50 }),
+			send(1_200),
+			send(1_201),
+			refused(1_201, 1_250, { remaining: 0 }),
+			ok(1_200, 1_260),
+			send(1_300),
+			ok(1_300, 1_350, { remaining: 3 }),
+		];
+		// Read once the last 429's pause is over.
+		expect(budget(steps, 2_100)?.left).toBe(3);
+	});
+
 	it('a 429 with some of it left, or telling nothing, leaves it taken for another quota', () => {
 		expect(budget(afterQuota({ remaining: 5 }), 3_050)).toBeUndefined();
 		expect(budget(afterQuota({}), 3_050)).toBeUndefined();
