@@ -106,10 +106,11 @@ export function waitIsTheLimit(state: ControlState, now: number, holdUntil: numb
 /**
  * A window whose answers tell a count that comes back request by request (`refills`: a bucket's, no reset
  * ahead): the window reckons only our own requests since it began, the count everybody's. Where the
- * count (less ours since it was told) leaves none, wait for an answer, as the count's own budget would.
+ * window would let one start now but the count (less ours since it was told) leaves none, wait for an
+ * answer, as the count's own budget would; a window spent keeps its own wait.
  */
 function countBounds(state: ControlState, now: number, at: number | undefined): number | undefined {
-	if (at === undefined || !state.window?.refills || state.inFlight === 0) return at;
+	if (at === undefined || at > now || !state.window?.refills || state.inFlight === 0) return at;
 	const left = budgetLeft(state.count, now);
 	return left !== undefined && left < 1 ? undefined : at;
 }
