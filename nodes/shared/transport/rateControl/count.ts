@@ -73,8 +73,13 @@ export function remainingIsFresh(count: CountState, now: number): boolean {
  */
 export function budgetLeft(count: CountState, now: number): number | undefined {
 	if (!remainingIsFresh(count, now) || count.isQuota || count.peak <= 1) return undefined;
-	const left = count.remaining! - count.startedSinceRemaining;
-	return now - count.sharedAt < SHARED_COUNT_QUIET_MS ? Math.floor(left / 2) : left;
+	// Our requests since the count was told come out of our half: taken from the whole count before
+	// halving, two workers together held up to twice what it left in flight (bench/sim/queueShape.ts).
+	const ours =
+		now - count.sharedAt < SHARED_COUNT_QUIET_MS
+			? Math.floor(count.remaining! / 2)
+			: count.remaining!;
+	return ours - count.startedSinceRemaining;
 }
 
 /**
@@ -117,6 +122,7 @@ export function recordRemaining(
 		({ at }) => now - at > REFILL_WINDOW_MS,
 		2,
 	);
+	if (!count.isQuota && fellByOthers(count)) count.sharedAt = now;
 	const first = oldest(count.samples);
 	const spanMs = now - first.at;
 	if (spanMs >= REFILL_SPAN_MIN_MS) {
@@ -129,6 +135,27 @@ export function recordRemaining(
 		const from = Math.min(count.probeIntervalMs ?? count.refillIntervalMs, count.refillIntervalMs);
 		count.probeIntervalMs = from * Math.pow(1 + LOWER_BOUND_GROWTH_PER_SECOND, -from / 1000);
 	}
+}
+
+/**
+ * Since some count kept, the count fell by more than every request of ours it could have counted since
+ * (those answered since, and those in flight now) and one more: others spend it. A refill only raises a
+ * count, so one process alone never sees this; workers sharing a client id do, while each spends the
+ * count at its whole concurrency, when no 429 yet came with its own reckoning left (test:queue scenario 3
+ * with the warm worker's sheet a second late: a wave every 1.25 s, 188 429s of 2,888). The one more: a
+ * bucket tells its tokens rounded down, so two counts fall by up to one more than was spent between them
+ * (50.9 then 40.0 after 10 of ours). Read as shared, that rounding marked the slowest of workers pacing
+ * a small burst at its refill (its own requests the fewest between two counts), and only it: half the
+ * count left it nothing to start at once, so it went on at its own share's refill while the others took
+ * the rest (bench:sim seed 2 s200, four workers on 97/s burst 6: 1.101 -> 1.235; s98 1.479 -> 1.869).
+ */
+function fellByOthers(count: CountState): boolean {
+	const last = count.samples.items[count.samples.to - 1];
+	for (let index = count.samples.from; index < count.samples.to - 1; index++) {
+		const earlier = count.samples.items[index];
+		if (earlier.remaining - last.remaining > last.ours - earlier.answered + 1) return true;
+	}
+	return false;
 }
 
 /** How long apart the count's pace starts requests once its budget is nearly spent (0: unknown). */

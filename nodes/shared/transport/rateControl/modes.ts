@@ -62,9 +62,15 @@ export function nextStart(
 	switch (limit.kind) {
 		case 'window': {
 			if (!resetDue(limit.window, now))
-				return { state, at: windowNextStart(limit.window, now, state.inFlight) };
+				return {
+					state,
+					at: countBounds(state, now, windowNextStart(limit.window, now, state.inFlight)),
+				};
 			const window = copyWindow(limit.window);
-			return { state: { ...state, window }, at: windowNextStart(window, now, state.inFlight) };
+			return {
+				state: { ...state, window },
+				at: countBounds(state, now, windowNextStart(window, now, state.inFlight)),
+			};
 		}
 		case 'headerBudget':
 			// While the registry's budget lasts, spend it; pace at the refill rate once it is nearly gone,
@@ -95,4 +101,16 @@ export function waitIsTheLimit(state: ControlState, now: number, holdUntil: numb
 		(state.window !== undefined && waitingForReset(state.window, now)) ||
 		state.quotaSpentUntil >= holdUntil
 	);
+}
+
+/**
+ * A window whose answers tell a count that comes back request by request (`refills`: a bucket's, no reset
+ * ahead): the window reckons only our own requests since it began, the count everybody's. Where the
+ * window would let one start now but the count (less ours since it was told) leaves none, wait for an
+ * answer, as the count's own budget would; a window spent keeps its own wait.
+ */
+function countBounds(state: ControlState, now: number, at: number | undefined): number | undefined {
+	if (at === undefined || at > now || !state.window?.refills || state.inFlight === 0) return at;
+	const left = budgetLeft(state.count, now);
+	return left !== undefined && left < 1 ? undefined : at;
 }

@@ -1,6 +1,7 @@
 import { VirtualClock } from '../../../../bench/sim/virtualClock';
 import { RateController } from '../../../../nodes/shared/transport/rateControl';
 import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import { suspectWindow } from '../../../../nodes/shared/transport/rateControl/windowState';
 import { ok, play, refused, send, type Step } from './story';
 
 // When the next request may start, as the mode says: a count the registry tells (spent freely, then
@@ -43,6 +44,44 @@ describe('a count the registry tells (X-RateLimit-Remaining)', () => {
 		// Spent, and nothing out: one request goes, to learn the count again.
 		const idle = [...steps, send(1_100), ok(1_100, 1_150, { remaining: 0 })];
 		expect(nextStart(play(idle).state, 1_160).at).toBe(0);
+	});
+});
+
+describe("a window whose answers tell a bucket's count (refills: no reset ahead)", () => {
+	// Taken for a window, then every answer told a count and no reset: a bucket's. The window reckons our
+	// own requests since it began (4 of 100 here); workers sharing the bucket spend the rest, and only the
+	// count says so (bench/sim/queueShape.ts: the warm worker in this mode sent its whole concurrency into
+	// a count others had spent, a wave of 429s every 1.25 s).
+	const window = {
+		...suspectWindow(900, undefined),
+		confirming: false,
+		holdUntil: 0,
+		budget: 100,
+		given: 100,
+		refills: true,
+		starts: [1_051, 1_052, 1_053, 1_054],
+	};
+	const told = (remaining: number, out: number) =>
+		play([
+			send(1_000),
+			ok(1_000, 1_050, { remaining }),
+			...[1, 2, 3, 4].slice(0, out).map((index) => send(1_050 + index)),
+		]).state;
+
+	it('is spent when the count, less our requests since, is: nothing starts before an answer', () => {
+		expect(nextStart({ ...told(4, 4), window }, 1_060).at).toBeUndefined();
+		expect(nextStart({ ...told(5, 4), window }, 1_060).at).toBe(0);
+	});
+
+	it('with nothing out, one goes to learn the count again; a window with resets keeps its own reckoning', () => {
+		const spent = play([
+			send(1_000),
+			ok(1_000, 1_050, { remaining: 4 }),
+			send(1_055),
+			ok(1_055, 1_058, { remaining: 0 }),
+		]).state;
+		expect(nextStart({ ...spent, window }, 1_060).at).toBe(0);
+		expect(nextStart({ ...told(4, 4), window: { ...window, refills: false } }, 1_060).at).toBe(0);
 	});
 });
 
