@@ -245,6 +245,8 @@ export class LookupSession {
 		try {
 			const permit = await this.tenant.acquire();
 			if (permit.kind !== 'go') return { kind: 'cancelled' };
+			// The credential as saved now: a secret rotated during the run is the one the new token needs.
+			await this.context.reloadCredential();
 			answer = await this.context.request(key, 'renew');
 			this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
 			return answer;
