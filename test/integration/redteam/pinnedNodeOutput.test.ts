@@ -8,11 +8,11 @@ import {
 } from '../../support/scriptedRegistry';
 
 // Red team: pinned data. Upstream pinned rows are what every red-team test runs on (the harness pins the
-// sheet), and hold. The node's own output pinned (a workflow imported with pinData for it, as templates and
-// shared workflows carry; whether the editor pins a node of two main outputs was not checked) is emitted by n8n 2.41.1
-// on the node's first output alone (WorkflowExecute: `nodeSuccessData = [pinData]`), in manual runs: an
-// unknown company pinned leaves by Registered. No code of the node runs, so it cannot route them; production
-// runs ignore pinned data. Known failure, n8n's: kept so that a change in n8n shows.
+// sheet), and hold. The node's own output pinned (a workflow imported with pinData for it, as templates
+// and shared workflows carry; whether the editor pins a node of two main outputs was not checked) is
+// emitted by n8n 2.41.1 on the node's first output alone (WorkflowExecute: `nodeSuccessData = [pinData]`),
+// in manual runs: an unknown company pinned leaves by Registered. No code of the node runs, so it cannot
+// route them; production runs ignore pinned data. Known failure, n8n's: kept so that a change in n8n shows.
 
 describe("the node's own output pinned, in a manual run", () => {
 	let registry: ScriptedRegistry;
