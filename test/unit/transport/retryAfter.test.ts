@@ -13,7 +13,7 @@ describe('Retry-After', () => {
 		expect(parseRetryAfter('Sat, 21 Nov 2026 11:59:00 GMT', now)).toBe(0);
 	});
 
-	it.each([undefined, '', '-5', '1.5', 'soon', '+3'])(
+	it.each([undefined, '', '-5', '1.5', 'soon', '+3', '2026-11-21T12:00:07Z'])(
 		'treats %p as unreadable, so the caller backs off',
 		(value) => {
 			expect(parseRetryAfter(value, now)).toBeUndefined();
