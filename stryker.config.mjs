@@ -19,6 +19,7 @@ export const OUTCOME_MODULES = [
 	'nodes/shared/transport/retryPolicy.ts',
 	'nodes/shared/transport/retryDecision.ts',
 	'nodes/shared/transport/answerReport.ts',
+	'nodes/shared/transport/retryAfter.ts',
 	'nodes/shared/transport/lookupSession.ts',
 	'nodes/shared/transport/registryRequest.ts',
 	'nodes/shared/transport/exactJson.ts',

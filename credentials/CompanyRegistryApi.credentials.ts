@@ -16,9 +16,8 @@ import {
 	tokenIssuedFor,
 	withoutTrailingSlashes,
 } from '../nodes/shared/transport/accessToken';
-import { header, refusesForRateLimit } from '../nodes/shared/transport/answerReport';
+import { refusesForRateLimit, retryAfterOf } from '../nodes/shared/transport/answerReport';
 import { kilobytes, readBoundedBody, type BodyRead } from '../nodes/shared/transport/boundedBody';
-import { parseRetryAfter } from '../nodes/shared/transport/retryAfter';
 import { displayUrl, serverText } from '../nodes/shared/transport/serverText';
 import { TRANSIENT_STATUSES } from '../nodes/shared/transport/retryPolicy';
 import { wait } from '../nodes/shared/transport/wait';
@@ -72,10 +71,6 @@ interface HttpFailure {
 	response?: { status?: number; data?: unknown; body?: unknown; headers?: Record<string, unknown> };
 }
 
-/** A refusal's Retry-After, in ms from now (undefined: none, or unreadable). */
-const retryAfterOf = (headers: Record<string, unknown>) =>
-	parseRetryAfter(header(headers, 'retry-after'));
-
 /**
  * A token request that failed, told in words a user can act on. Built from the status and the OAuth
  * error code; what the server wrote passes `serverText`, so a server that echoes the request body
@@ -109,7 +104,7 @@ function tokenExchangeError(
 	// As the lookups read it (answerReport.ts): a 429, a 420, a 403 whose headers say the budget is spent
 	// or when to try again. Neither the client nor the audience is to blame: the user can only wait.
 	if (refusesTokenForRateLimit(status, headers, data)) {
-		const asked = retryAfterOf(headers);
+		const asked = retryAfterOf(headers, Date.now());
 		return new Error(
 			`The token endpoint ${shownUrl} refused the token request for its rate limit (HTTP ${status}${code ? ` ${code}` : ''})${asked ? `, asking to wait ${Math.ceil(asked / 1000)} s` : ''}. Run the workflow again later, or ask the registry operator about the token endpoint's limit.`,
 		);
@@ -234,7 +229,7 @@ function waitBeforeTry(result: TokenTry, attempt: number): number {
 	const { status, headers } = result.answer;
 	// Asked only of a transient answer: a 403 whose OAuth code names the client or audience is none.
 	const asks = status === 503 || refusesForRateLimit(status, headers);
-	return Math.max(backoff, (asks ? retryAfterOf(headers) : undefined) ?? 0);
+	return Math.max(backoff, (asks ? retryAfterOf(headers, Date.now()) : undefined) ?? 0);
 }
 
 /** The access token of a try's answer, or the error that says what went wrong. */

@@ -18,7 +18,7 @@ import type { CompanyRecord } from './model/companyRecord';
 import { LookupInputError, readsState, toLookupKey, type LookupKey } from './model/lookupKey';
 import { rowParameter } from './rowField';
 import { runBatch, type BatchSettings } from './transport/batchRunner';
-import { claimsOf, withTokenForItsRegistry } from './transport/accessToken';
+import { claimsOf, tokenIssuedFor, withTokenForItsRegistry } from './transport/accessToken';
 import { registryError, type LookupFailure } from './transport/registryError';
 import {
 	CREDENTIAL_TYPE,
@@ -295,10 +295,11 @@ export async function lookUpRows(
 			grantedScopes: async () => scopesOf(credentials.accessToken),
 			reloadCredential: async () => {
 				try {
-					Object.assign(
-						tracked,
-						withTokenForItsRegistry(await context.getCredentials(CREDENTIAL_TYPE)),
-					);
+					const saved = await context.getCredentials(CREDENTIAL_TYPE);
+					// Only for the registry and account this run looks up: its lookups go to the Base URL read at
+					// the start, and a token of another would go there with them.
+					if (tokenIssuedFor(saved) === tokenIssuedFor(credentials))
+						Object.assign(tracked, withTokenForItsRegistry(saved));
 				} catch {
 					// The copy read at the start still works: n8n fetches a token for it if need be.
 				}

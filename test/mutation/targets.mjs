@@ -122,6 +122,12 @@ export const TARGETS = {
 		'test/unit/transport/rateLimitRefusal.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
 	],
+	// Retry-After read (delay-seconds, an HTTP date, by the registry's clock where it is off ours): pure,
+	// against its unit tests and the answer's report that reads it.
+	'nodes/shared/transport/retryAfter.ts': [
+		'test/unit/transport/retryAfter.test.ts',
+		'test/unit/transport/rateLimitRefusal.test.ts',
+	],
 	// One execution's lookups (the breaker, the controller, the token's renewal, each answer read): the
 	// batch runner against a stand-in for the HTTP call, on the virtual clock, and the pipeline's rows
 	// against a stand-in for n8n's request helper.
@@ -158,6 +164,8 @@ export const TARGETS = {
 		'test/unit/lookupPipeline.rows.test.ts',
 		// The client secret as sent (trimmed) is redacted too: a short one is removed only where written whole.
 		'test/integration/redteam/credentialPastedWhiteSpace.test.ts',
+		// The credential read again at a token renewal: a secret rotated mid-run, a Base URL changed mid-run.
+		'test/integration/redteam/secretRotated.test.ts',
 	],
 	// The rate controller: each part against its unit tests on pure functions or the virtual clock (no
 	// engine runs, no seeded simulations: those reach every mutant and would cost each one seconds).

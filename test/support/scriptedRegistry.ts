@@ -42,6 +42,13 @@ export interface ScriptedRegistry {
 	close(): Promise<void>;
 }
 
+const bodies = new WeakMap<IncomingMessage, string>();
+
+/** The body a request to a scripted registry carried (the token exchange's JSON), as text. */
+export function bodyOf(request: IncomingMessage): string {
+	return bodies.get(request) ?? '';
+}
+
 export async function scriptedRegistry(
 	lookup: Handler = (_request, response) => json(response, 200, GOOD_RECORD),
 ): Promise<ScriptedRegistry> {
@@ -73,9 +80,13 @@ export async function scriptedRegistry(
 		const isToken = request.url === '/oauth/token';
 		if (isToken) registry.tokenRequests += 1;
 		else registry.lookups += 1;
-		// The request body (the token exchange's JSON) is read before answering.
-		request.resume();
-		request.on('end', () => void (isToken ? registry.token : registry.lookup)(request, response));
+		// The request body (the token exchange's JSON) is read before answering, and kept for bodyOf.
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			bodies.set(request, Buffer.concat(chunks).toString());
+			void (isToken ? registry.token : registry.lookup)(request, response);
+		});
 	});
 	server.on('connection', (socket) => {
 		sockets.add(socket);

@@ -33,11 +33,16 @@ export function report(sentAt: number, answer: RegistryAnswer, now: number): Req
 		status: refused ? 429 : answer.status,
 		// On a 429 too: 0 says the count is the limit that refused; plenty left says it is another quota's.
 		remaining,
-		retryAfterMs: refused ? parseRetryAfter(header(answer.headers, 'retry-after'), now) : undefined,
+		retryAfterMs: refused ? retryAfterOf(answer.headers, now) : undefined,
 		resetMs,
 		resetToldAsTime,
 		limit,
 	};
+}
+
+/** An answer's Retry-After in ms from `now`, read by the registry's own clock (its Date). */
+export function retryAfterOf(headers: Record<string, unknown>, now: number): number | undefined {
+	return parseRetryAfter(header(headers, 'retry-after'), now, header(headers, 'date'));
 }
 
 /** A header's (first) value. */

@@ -4,8 +4,7 @@ import type { BatchContext, BatchSettings } from './batchContext';
 import { RateController, type Tenant } from './rateControl';
 import type { LookupFailure } from './registryError';
 import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer } from './registryRequest';
-import { header, refusesForRateLimit, report } from './answerReport';
-import { parseRetryAfter } from './retryAfter';
+import { header, refusesForRateLimit, report, retryAfterOf } from './answerReport';
 import { decideRetry, failed, firstTry } from './retryDecision';
 import type { LookupOutcome, TokenRefusal, Tries, TryResult } from './retryDecision';
 import {
@@ -207,7 +206,7 @@ export class LookupSession {
 					: failed({ kind: 'contract', problem: check.problem, body }),
 			);
 		}
-		const retryAfterMs = () => parseRetryAfter(header(headers, 'retry-after'), this.clock.now());
+		const retryAfterMs = () => retryAfterOf(headers, this.clock.now());
 		if (refusesForRateLimit(status, headers)) {
 			const told = retryAfterMs();
 			const delayMs = rateLimitDelayMs(told, tries.rateLimited + 1, this.context.random);
@@ -246,6 +245,8 @@ export class LookupSession {
 		try {
 			const permit = await this.tenant.acquire();
 			if (permit.kind !== 'go') return { kind: 'cancelled' };
+			// The credential as saved now: a secret rotated during the run is the one the new token needs.
+			await this.context.reloadCredential();
 			answer = await this.context.request(key, 'renew');
 			this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
 			return answer;

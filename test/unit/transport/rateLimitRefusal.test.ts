@@ -47,6 +47,20 @@ describe('report, of a refusal for the rate limit under another status', () => {
 		});
 	});
 
+	it("tells the wait a date asks for by the registry's own clock, its Date (registryClockOff.test.ts)", () => {
+		const now = Date.parse('2026-11-21T12:00:00Z');
+		const answer = {
+			kind: 'response' as const,
+			status: 429,
+			headers: {
+				'retry-after': 'Sat, 21 Nov 2026 14:00:02 GMT',
+				date: 'Sat, 21 Nov 2026 14:00:00 GMT',
+			},
+			body: {},
+		};
+		expect(report(now - 100, answer, now)).toMatchObject({ status: 429, retryAfterMs: 2_000 });
+	});
+
 	it('a 403 that is no such refusal stays a 403, and its Retry-After is not asked for', () => {
 		const answer = {
 			kind: 'response' as const,
