@@ -309,6 +309,9 @@ export const TARGETS = {
 	'nodes/shared/transport/rateControl/firstAsk.ts': [
 		...STORIES,
 		'test/unit/transport/rateControl/windowTurnAsk.test.ts',
+		// The ask refused: the pause's spell kept for the admitted rate.
+		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
+		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
 	],
 	'nodes/shared/transport/rateControl/storm.ts': [
 		...STORIES,

@@ -94,6 +94,7 @@ describe('a first wave refused early by a registry that says nothing', () => {
 		const { state, actions } = play([...firstWave, send(1_550), refused(1_550, 1_552)]);
 		expect(modeOf(state, 1_552)).toMatchObject({ kind: 'paused', until: 2_000 });
 		expect(actions.filter(({ kind }) => kind === 'congestion')).toHaveLength(1);
+		expect(actions.at(-1)).toEqual({ kind: 'pause', until: 2_000, why: 'firstLimit' });
 		expect(rateOf(state)).toBe(rateOf(before.state));
 		expect(nextStart(state, 2_000).at).toBe(2_000 + 1_000 / rateOf(state));
 	});
