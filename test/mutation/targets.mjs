@@ -227,6 +227,7 @@ export const TARGETS = {
 	],
 	'nodes/shared/transport/rateControl/rateLimited.ts': [
 		...STORIES,
+		'test/unit/transport/rateControl/windowTurnAsk.test.ts',
 		'test/unit/transport/rateControl/jitter.test.ts',
 		'test/unit/transport/rateControl/rateLimited.quota.test.ts',
 		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
@@ -243,6 +244,7 @@ export const TARGETS = {
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,
+		'test/unit/transport/rateControl/windowTurnAsk.test.ts',
 		// A refuted window remembered, the admitted log's span, the quiet answers the probe counts.
 		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
 		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
@@ -273,6 +275,7 @@ export const TARGETS = {
 	// (one list for all five, so that one run can mutate them together).
 	'nodes/shared/transport/rateControl/modes.ts': [
 		...STATE_STORIES,
+		'test/unit/transport/rateControl/windowTurnAsk.test.ts',
 		'test/unit/transport/rateControl/slowStart.test.ts',
 	],
 	'nodes/shared/transport/rateControl/state.ts': [
@@ -319,9 +322,19 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/windowTurn.test.ts',
 		'test/unit/transport/rateControl/windowTurn.edges.test.ts',
 		'test/unit/transport/rateControl/windowStormPause.test.ts',
+		// The first pause asked halfway (bare4).
+		'test/unit/transport/rateControl/windowTurnAsk.test.ts',
 	],
 	// A storm's pause (bare3, out of rateLimited.ts): until the Retry-After, capped and doubling, else the
 	// learned turn, else a guess; the stories that reach it (not windowBare, as above).
+	// The first pause asked halfway (bare4): its end, and the ask refused.
+	'nodes/shared/transport/rateControl/firstAsk.ts': [
+		...STORIES,
+		'test/unit/transport/rateControl/windowTurnAsk.test.ts',
+		// The ask refused: the pause's spell kept for the admitted rate.
+		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',
+		'test/unit/transport/rateControl/rateLimited.waves.test.ts',
+	],
 	'nodes/shared/transport/rateControl/storm.ts': [
 		...STORIES,
 		'test/unit/transport/rateControl/windowTurn.test.ts',

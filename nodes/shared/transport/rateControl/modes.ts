@@ -5,6 +5,7 @@ import type { ControlState } from './state';
 import { waitingForReset, windowNextStart } from './window';
 import { resetDue } from './windowReset';
 import { copyWindow, type WindowState } from './windowState';
+import { asking } from './windowTurn';
 
 /**
  * What governs the next start, in the registry's words. The first that applies, in this order:
@@ -58,6 +59,9 @@ export function nextStart(
 	state: ControlState,
 	now: number,
 ): { state: ControlState; at: number | undefined } {
+	// One request asks alone whether the registry admits again (at once, the pace's credit begins only
+	// at the pause's end): nobody else until its answer.
+	if (asking(state.turn, now)) return { state, at: state.inFlight > 0 ? undefined : 0 };
 	const limit = limitOf(state, now);
 	switch (limit.kind) {
 		case 'window': {

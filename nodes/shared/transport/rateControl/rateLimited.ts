@@ -19,6 +19,7 @@ import {
 	WAVE_DECREASE,
 } from './constants';
 import { budgetLeft, countRefused, remainingIsFresh } from './count';
+import { firstPauseEnd } from './firstAsk';
 import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave } from './pace';
 import { laterWave, searchCeiling, searchWave } from './search';
@@ -115,7 +116,7 @@ export function rateLimited(
 		});
 		if (early) {
 			const pauseEnd = Math.max(now + MIN_WAIT_MS, since + pauseMs);
-			pause(state, now, actions, pauseEnd, 'firstLimit');
+			pause(state, now, actions, firstPauseEnd(state, report, pauseEnd), 'firstLimit');
 			pace.credit = 0;
 			pace.creditAt = pauseEnd;
 			return;

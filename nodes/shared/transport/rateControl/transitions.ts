@@ -8,6 +8,7 @@ import {
 	SHARED_QUIET_MS,
 } from './constants';
 import { othersSpend, recordRemaining } from './count';
+import { firstAskAnswered } from './firstAsk';
 import { append, countWhere, trim } from './log';
 import { catchUpCredit, climb, firstWaveAnswered, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
@@ -16,7 +17,7 @@ import { copyState, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { windowAnswered, windowStarted } from './window';
 import { earliestReset } from './windowReset';
-import { turnAdmitted, turnRefused } from './windowTurn';
+import { askAnswered, turnAdmitted, turnRefused } from './windowTurn';
 
 /** What happens to a controller: a request leaves, or its try ends in one of three ways. */
 export type ControlEvent =
@@ -54,10 +55,13 @@ export function transition(
 				told.retryAfterMs !== undefined && told.retryAfterMs > 0 ? told.retryAfterMs : undefined,
 		};
 		tryEnded(next, report, now);
+		const askedUntil = askAnswered(next.turn, report);
+		if (askedUntil !== undefined)
+			firstAskAnswered(next, now, askedUntil, event.kind === 'answered', actions);
 		if (event.kind === 'rateLimited') {
 			slowStartRefused(next);
 			turnRefused(next.turn, report, now);
-			rateLimited(next, now, report, actions, event.phase ?? 0);
+			if (askedUntil === undefined) rateLimited(next, now, report, actions, event.phase ?? 0);
 		} else if (event.kind === 'answered') answered(next, now, report, event.workLeft);
 	}
 	return { state: next, actions };

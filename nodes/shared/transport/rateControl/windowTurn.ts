@@ -31,6 +31,12 @@ export interface TurnState {
 	movedMs: number;
 	/** The registry told something of its limit (a count, a reset, a Retry-After): its word rules, not this. */
 	told: boolean;
+	/**
+	 * The first pause's end, while one request asks alone, earlier, whether the registry admits again
+	 * (askFirstTurn); it goes from `askAt`. Undefined: nobody asks.
+	 */
+	askedUntil: number | undefined;
+	askAt: number;
 }
 
 export const noTurn = (): TurnState => ({
@@ -41,6 +47,8 @@ export const noTurn = (): TurnState => ({
 	brackets: 0,
 	movedMs: 0,
 	told: false,
+	askedUntil: undefined,
+	askAt: 0,
 });
 
 /** Whether an answer tells anything of the limit: such a registry is read by what it tells. */
@@ -127,3 +135,41 @@ export function nextTurn(turn: TurnState, from: number): number | undefined {
 /** Brackets enough on one phase, and nothing told of the limit. */
 export const turnLearned = (turn: TurnState): boolean =>
 	!turn.told && turn.at !== undefined && turn.brackets >= TURN_BRACKETS;
+
+/**
+ * The first wave refused within a second of its start, nothing told: a fixed window turns somewhere
+ * between the refused request and the first pause's end (a second after sending began), a sliding log's
+ * requests leave only then, a bucket refills all along. One request asks alone halfway, where its answer
+ * (`roundTripMs`, an admission's) is due before the pause ends: admitted (a window turned, a bucket
+ * refilled), everybody goes on; refused, the pause ends as it would have (one 429 more). When that
+ * request goes, or the whole pause where nothing asks.
+ */
+export function askFirstTurn(
+	turn: TurnState,
+	report: RequestReport,
+	pauseEnd: number,
+	roundTripMs: number,
+): number {
+	const askAt = (report.sentAt + pauseEnd) / 2;
+	if (turn.told || askAt + roundTripMs >= pauseEnd) return pauseEnd;
+	turn.askedUntil = pauseEnd;
+	turn.askAt = askAt;
+	return askAt;
+}
+
+/** Whether a request asking alone is awaited: nobody else starts until its answer, or the pause's end. */
+export const asking = (turn: TurnState, now: number): boolean =>
+	turn.askedUntil !== undefined && now < turn.askedUntil;
+
+/**
+ * A try ended: where it was the request that asked alone (sent from `askAt`, before the pause's end),
+ * its answer ends the asking, and the pause's end is returned (firstAsk.ts: a refusal is no wave, the
+ * registry still refuses what the first wave met).
+ */
+export function askAnswered(turn: TurnState, report: RequestReport): number | undefined {
+	const askedUntil = turn.askedUntil;
+	if (askedUntil === undefined || report.sentAt < turn.askAt) return undefined;
+	turn.askedUntil = undefined;
+	// Sent at the pause's end or later, it asked nothing: everybody was going again.
+	return report.sentAt < askedUntil ? askedUntil : undefined;
+}

@@ -36,8 +36,15 @@ function pacedThenWave(state: ControlState, from: number, count: number, latency
 	return { state, before, answers, waveAt: sentAt + latency };
 }
 
-// Ten admitted in 150 ms, then a 429: paced from 2,000 on, at ten a second.
-const firstLimit: Step[] = [...admitted(1_000, 10), send(1_100), refused(1_100, 1_150)];
+// Ten admitted in 150 ms, then a 429: paced from 2,000 on, at ten a second (the request that asked alone
+// halfway, windowTurn.ts askFirstTurn, refused).
+const firstLimit: Step[] = [
+	...admitted(1_000, 10),
+	send(1_100),
+	refused(1_100, 1_150),
+	send(1_550),
+	refused(1_550, 1_551),
+];
 
 describe('a wave after a first limit', () => {
 	it('paces at what was admitted over the time 20 answers take at the pace, less the pause in it', () => {

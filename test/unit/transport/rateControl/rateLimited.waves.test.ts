@@ -36,8 +36,15 @@ describe('the first limit', () => {
 	});
 
 	it('five admitted measure a rate: five over the pause, the next request a fifth of a second after it', () => {
-		const { state } = play([...admitted(1_000, 5), send(1_100), refused(1_100, 1_150)]);
-		expect(modeOf(state, 1_150)).toMatchObject({ kind: 'paused', until: 2_000 });
+		const { state } = play([
+			...admitted(1_000, 5),
+			send(1_100),
+			refused(1_100, 1_150),
+			// The request that asked alone halfway (windowTurn.ts askFirstTurn), refused.
+			send(1_550),
+			refused(1_550, 1_551),
+		]);
+		expect(modeOf(state, 1_551)).toMatchObject({ kind: 'paused', until: 2_000 });
 		expect(nextStart(state, 2_000).at).toBe(2_200);
 	});
 

@@ -23,6 +23,9 @@ import {
 // The transition's own edges, as a user sees them: how long a spent quota's pause holds once answers
 // come, from when a first limit's pause counts, and how long a refused burst keeps requests back.
 
+/** Where nothing was told, the first pause is asked halfway (windowTurn.ts askFirstTurn): its end. */
+const firstPauseEnd = (state: ControlState, now: number) =>
+	state.turn.askedUntil ?? pausedUntil(state, now);
 const pausedUntil = (state: ControlState, now: number) => {
 	const mode = modeOf(state, now);
 	if (!('until' in mode)) throw new Error(`expected a pause, got ${mode.kind}`);
@@ -97,12 +100,12 @@ describe("a first limit's pause counts from when requests began to go together",
 
 	it('not from a first request answered the moment it left (the token fetch)', () => {
 		const { state } = play([send(1_000), ok(1_000, 1_000), ...wave(1_050)]);
-		expect(pausedUntil(state, 1_200)).toBe(1_050 + FIRST_PAUSE_MAX_MS);
+		expect(firstPauseEnd(state, 1_200)).toBe(1_050 + FIRST_PAUSE_MAX_MS);
 	});
 
 	it('from the first request, when it was not answered before the second left', () => {
 		const { state } = play([send(1_000), ...wave(1_050), ok(1_000, 1_210)]);
-		expect(pausedUntil(state, 1_210)).toBe(1_000 + FIRST_PAUSE_MAX_MS);
+		expect(firstPauseEnd(state, 1_210)).toBe(1_000 + FIRST_PAUSE_MAX_MS);
 	});
 
 	it('not from requests admitted before a quiet spell of exactly QUIET_SPELL_MS', () => {
@@ -110,7 +113,7 @@ describe("a first limit's pause counts from when requests began to go together",
 		const lastAnswer = before[before.length - 1].at;
 		const from = lastAnswer + QUIET_SPELL_MS;
 		const { state } = play([...before, ...wave(from)]);
-		expect(pausedUntil(state, from + 150)).toBe(from + FIRST_PAUSE_MAX_MS);
+		expect(firstPauseEnd(state, from + 150)).toBe(from + FIRST_PAUSE_MAX_MS);
 	});
 
 	it('not from requests before a quiet spell that only a request getting no answer broke', () => {
@@ -119,7 +122,7 @@ describe("a first limit's pause counts from when requests began to go together",
 		const from = lastAnswer + QUIET_SPELL_MS;
 		const timedOut = [send(lastAnswer), noAnswer(lastAnswer, from - 1)];
 		const { state } = play([...before, ...timedOut, ...wave(from)]);
-		expect(pausedUntil(state, from + 150)).toBe(from + FIRST_PAUSE_MAX_MS);
+		expect(firstPauseEnd(state, from + 150)).toBe(from + FIRST_PAUSE_MAX_MS);
 	});
 
 	it('from requests admitted before a spell just short of QUIET_SPELL_MS', () => {

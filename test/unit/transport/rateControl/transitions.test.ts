@@ -68,11 +68,12 @@ const stories: Array<{ story: string; steps: Step[]; at: number; mode: Mode['kin
 		mode: { kind: 'headerBudget', left: 50, refillIntervalMs: 0 },
 	},
 	{
-		// Refused within a pause of the first request: the pause counts from when sending began (1 s).
+		// Refused within a pause of the first request: the pause counts from when sending began (1 s), and
+		// nothing told, one request asks alone halfway (1,550: windowTurn.ts askFirstTurn).
 		story: 'the first 429 after ten admissions',
 		steps: firstLimit,
 		at: 1_150,
-		mode: { kind: 'paused', until: 2_000, limit: { kind: 'paced', rate: 10 } },
+		mode: { kind: 'paused', until: 1_550, limit: { kind: 'paced', rate: 10 } },
 	},
 	{
 		story: 'after the first pause',
@@ -185,7 +186,7 @@ describe('rate control: what a transition tells the controller', () => {
 	it('the first 429 is one congestion event and one pause', () => {
 		expect(play(firstLimit).actions).toEqual([
 			{ kind: 'congestion', as: 'wave' },
-			{ kind: 'pause', until: 2_000, why: 'firstLimit' },
+			{ kind: 'pause', until: 1_550, why: 'firstLimit' },
 		]);
 	});
 
