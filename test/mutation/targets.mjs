@@ -311,6 +311,10 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/othersRefusal.test.ts',
 		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
 		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
+		// A first wave's late admissions, measured at the next wave (nothingAdmittedSince), and their class
+		// on the simulator (a fixed window 300 ms away: a fifth of a second a jest run).
+		'test/unit/transport/rateControl/firstWaveLateAnswers.test.ts',
+		'test/unit/transport/rateControl/firstWaveLateAnswers.class.test.ts',
 	],
 	// A bare window's turn, learned from its refusals and admissions (bare3): its unit tests, the story of a
 	// storm paused until the learned turn, and the stories on the pure transition that go through it. Not

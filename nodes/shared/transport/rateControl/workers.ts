@@ -29,7 +29,10 @@ export function inStep(state: ControlState): boolean {
 
 /**
  * Refused again with nothing admitted since the last wave, a few seconds ago: not a first wave whose
- * admissions are still on their way (a refusal comes back before an admission's answer).
+ * admissions are still on their way (a refusal comes back before an admission's answer). An admission
+ * answered in the wave's own ms counts as since it: the log keeps answers' ms, not their order, and where
+ * the pace is still unknown after a first wave, those of its ms came after it (before, they had measured
+ * one).
  */
 export function nothingAdmittedSince(
 	state: ControlState,
@@ -39,7 +42,7 @@ export function nothingAdmittedSince(
 	return (
 		lastEventAt !== undefined &&
 		now - lastEventAt < ADMITTED_SPAN_MAX_MS &&
-		countWhere(state.admitted, ({ at }) => at > lastEventAt) === 0
+		countWhere(state.admitted, ({ at }) => at >= lastEventAt) === 0
 	);
 }
 

@@ -19,3 +19,31 @@ describe('a bucket of a few a second, burst 1, its refusals answered at once (be
 		expect(result.share429).toBeLessThan(0.25);
 	});
 });
+
+// The next wave (firstWaveLateAnswers.test.ts): a window's budget admitted, answered after the 429s that
+// followed it, leaves the pace unknown; the next wave, a second on, measures what was admitted since the
+// first. Taken for a registry that admitted nothing (workers.ts nothingAdmitted: one request a pause, the
+// pace searching up from 1 a second), it took 1.37 of the floor (bench:sim seed 1 s151: 1.245).
+describe('a fixed window of 14 a second, telling nothing, its admissions 300 ms away (bench:sim s151)', () => {
+	it("measures its pace at the second wave from the first one's late admissions", async () => {
+		const result = await runClass(
+			{
+				limiter: {
+					family: 'fixed-window',
+					ratePerSecond: 14,
+					burst: 14,
+					limit: 14,
+					windowMs: 1_000,
+				},
+				retryAfter: 'none',
+				latencyMs: 300,
+				jitterMs: 10,
+			},
+			{ rows: 140 },
+		);
+		expect(result.rowsAnswered).toBe(140);
+		expect(result.failedByLimit).toBe(0);
+		// 1.18 of the floor.
+		expect(result.vsFloor).toBeLessThan(1.25);
+	});
+});

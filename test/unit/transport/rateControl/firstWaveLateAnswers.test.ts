@@ -5,7 +5,7 @@ import {
 } from '../../../../nodes/shared/transport/rateControl/constants';
 import { limitOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { atOnce, ok, play, refused, send, type Step } from './story';
+import { atOnce, ok, play, rateOf, refused, send, type Step } from './story';
 
 // A refusal is cheap and comes back at once, an admission only after the registry's latency: against a
 // bucket of a small burst the first 429 comes before any answer. Its wave's admissions answer during the
@@ -56,6 +56,40 @@ describe('a first wave whose 429 came before any answer', () => {
 		// A later admission of the same wave leaves it unknown.
 		const { state: later } = play(firstWave(MIN_ANSWERS_FOR_RATE + 3));
 		expect(limitOf(later, PAUSE_END)).toEqual({ kind: 'unknown' });
+	});
+
+	// The next wave (workers.ts nothingAdmittedSince): the pause's end at 2,000 lets the whole concurrency
+	// go again, the bucket admits the five it refilled (answered 45 ms on) and refuses the rest at 2,001.
+	// Five admitted since the first 429 say the registry admits: a rate over the second since it and the
+	// pause to come (5 over 2,000 ms), not a registry that admitted nothing (others spend it, a quota),
+	// asked one request a pause (1 a second).
+	const SECOND_429_AT = PAUSE_END + 1;
+	const secondWave: Step[] = [
+		...Array.from({ length: 20 }, () => send(PAUSE_END)),
+		...Array.from({ length: 15 }, () => refused(PAUSE_END, SECOND_429_AT)),
+	];
+	const measured = (MIN_ANSWERS_FOR_RATE * 1_000) / (SECOND_429_AT - FIRST_429_AT + 1_000);
+
+	it('the next wave measures them: admitted since the first 429, the registry admits, at a rate', () => {
+		const { state, actions } = play([...firstWave(MIN_ANSWERS_FOR_RATE), ...secondWave]);
+		expect(actions.at(-1)).toEqual({
+			kind: 'pause',
+			until: SECOND_429_AT + 1_000,
+			why: 'firstLimit',
+		});
+		expect(rateOf(state)).toBeCloseTo(measured, 6);
+	});
+
+	it('admissions answered in the very ms of the first 429, after it, are since it as well', () => {
+		// Refusals and admissions back in one tick (a registry as near as its refusals): answered later,
+		// they measured the pace above; answered in the 429's own ms, the same pace, not one a second.
+		const sameMs: Step[] = [
+			...Array.from({ length: 20 }, () => send(1_000)),
+			...Array.from({ length: 15 }, () => refused(1_000, FIRST_429_AT)),
+			...Array.from({ length: MIN_ANSWERS_FOR_RATE }, () => ok(1_000, FIRST_429_AT)),
+		];
+		expect(limitOf(play(sameMs).state, PAUSE_END)).toEqual({ kind: 'unknown' });
+		expect(rateOf(play([...sameMs, ...secondWave]).state)).toBeCloseTo(measured, 6);
 	});
 
 	it('an answer to a request sent after the 429 is not the wave: the pace climbs on it', () => {

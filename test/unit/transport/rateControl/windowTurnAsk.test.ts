@@ -1,4 +1,5 @@
 import { modeOf, nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
+import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
 import type { RequestReport } from '../../../../nodes/shared/transport/rateControl/types';
 import {
 	askAnswered,
@@ -106,5 +107,27 @@ describe('a first wave refused early by a registry that says nothing', () => {
 			refused(1_100, 1_102, { retryAfterMs: 1_000 }),
 		].sort((a, b) => a.at - b.at);
 		expect(modeOf(play(told).state, 1_200)).toMatchObject({ kind: 'paused', until: 2_000 });
+	});
+});
+
+// The ask's round trip is an admission's, the first the state remembers (firstAsk.ts firstPauseEnd).
+describe('a first wave refused before anything was admitted', () => {
+	// Twenty sent together at 1,000; the first answer a 429 at 1,002.
+	const sent: Step[] = Array.from({ length: 20 }, () => send(1_000));
+
+	it('asks nothing: no round trip is known, the whole pause', () => {
+		const { state } = play([...sent, refused(1_000, 1_002)]);
+		expect(modeOf(state, 1_200)).toMatchObject({ kind: 'paused', until: 2_000 });
+	});
+
+	it("asks nothing either where another future of the same state heard an admission: that is not this one's", () => {
+		// The transition is pure: two futures of one state, one admitted at 1,050, one refused at 1,002.
+		// They share the admissions log's array (log.ts): the admission lies where the other's empty log
+		// begins, and read as its oldest it would be a round trip of 50 ms, asked halfway (1,500).
+		const before = play(sent).state;
+		const admittedFuture = transition(before, ok(1_000, 1_050).event, 1_050).state;
+		expect(admittedFuture.admitted.to - admittedFuture.admitted.from).toBe(1);
+		const { state } = play([refused(1_000, 1_002)], before);
+		expect(modeOf(state, 1_200)).toMatchObject({ kind: 'paused', until: 2_000 });
 	});
 });
