@@ -81,6 +81,15 @@ describe.each([
 		expect(readRateLimitHeaders(headers, SENT_AT, SENT_AT).resetMs).toBe(10_000);
 	});
 
+	it('a reset of exactly 1e9 is seconds (31 years: none), even from a clock that reads 1e9 s', () => {
+		// Only past 1e9 is a reset Unix time: read as a time by this clock, it would be now.
+		const headers = { [field]: '1000000000', date: httpDate(1e12) };
+		expect(readRateLimitHeaders(headers, SENT_AT, SENT_AT).resetMs).toBeUndefined();
+		expect(
+			readRateLimitHeaders({ ...headers, [field]: '1000000001' }, SENT_AT, SENT_AT).resetMs,
+		).toBe(1_000);
+	});
+
 	it('a reset in seconds from now is left as it is, whatever the Date', () => {
 		const headers = { [field]: '30', date: httpDate(SENT_AT + 2 * HOUR_MS) };
 		expect(readRateLimitHeaders(headers, SENT_AT, SENT_AT)).toEqual({ resetMs: 30_000 });
