@@ -121,6 +121,7 @@ export const TARGETS = {
 	'nodes/shared/transport/answerReport.ts': [
 		'test/unit/transport/rateLimitRefusal.test.ts',
 		'test/unit/transport/batchRunner.test.ts',
+		'test/unit/transport/headers/registryClockReset.test.ts',
 	],
 	// Retry-After read (delay-seconds, an HTTP date, by the registry's clock where it is off ours): pure,
 	// against its unit tests and the answer's report that reads it.
@@ -178,6 +179,9 @@ export const TARGETS = {
 		'test/unit/transport/headers/countHeaders.edges.test.ts',
 		'test/unit/transport/headers/ietfStructured.edges.test.ts',
 		'test/unit/transport/headers/structuredList.edges.test.ts',
+		// The registry's clock (registryClock.ts): a reset as Unix time, and a Retry-After date, read by it.
+		'test/unit/transport/headers/registryClockReset.test.ts',
+		'test/unit/transport/retryAfter.test.ts',
 	],
 	'nodes/shared/transport/rateControl/count.ts': [
 		'test/unit/transport/rateControl/transitions.test.ts',

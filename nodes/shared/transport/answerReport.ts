@@ -27,6 +27,7 @@ export function report(sentAt: number, answer: RegistryAnswer, now: number): Req
 	const { remaining, resetMs, resetToldAsTime, limit } = readRateLimitHeaders(
 		answer.headers,
 		sentAt,
+		now,
 	);
 	return {
 		sentAt,

@@ -12,7 +12,8 @@ const UNIX_TIME_FROM_S = 1e9;
 /**
  * The dialects that tell each figure in its own header, `{prefix}-Limit`, `-Remaining` and `-Reset`:
  * the reset in seconds or, as GitHub-like APIs send it, as Unix time in seconds. Counted, as the
- * controller counts resets, from when the request left.
+ * controller counts resets, from when the request left (`sentAt`, by the registry's clock: a Unix time
+ * is on its clock).
  */
 export function readCountHeaders(
 	headers: Headers,

@@ -1,6 +1,7 @@
 import { readIetfDraft } from './ietf-draft';
 import { readIetfStructured } from './ietf-structured';
-import type { Headers, RateLimitReading } from './reading';
+import { fieldText, type Headers, type RateLimitReading } from './reading';
+import { registryClockAheadMs } from './registryClock';
 import { readXRateLimit } from './x-ratelimit';
 
 export type { RateLimitReading } from './reading';
@@ -8,12 +9,19 @@ export type { RateLimitReading } from './reading';
 /**
  * What an answer's rate-limit headers say, in whichever dialect the registry speaks. Each figure from
  * the first dialect that tells it readably: X-RateLimit-*, then the older IETF RateLimit-*, then the
- * IETF structured RateLimit-Policy / RateLimit. `sentAt` is when the request left: resets count from there.
+ * IETF structured RateLimit-Policy / RateLimit. `sentAt` is when the request left: resets count from there;
+ * `answeredAt` when its answer arrived, for the answer's Date.
  */
-export function readRateLimitHeaders(headers: Headers, sentAt: number): RateLimitReading {
+export function readRateLimitHeaders(
+	headers: Headers,
+	sentAt: number,
+	answeredAt = sentAt,
+): RateLimitReading {
+	// A reset told as Unix time is a time on the registry's clock: read from when the request left by it.
+	const sentByRegistryClock = sentAt + registryClockAheadMs(fieldText(headers, 'date'), answeredAt);
 	const dialects = [
-		readXRateLimit(headers, sentAt),
-		readIetfDraft(headers, sentAt),
+		readXRateLimit(headers, sentByRegistryClock),
+		readIetfDraft(headers, sentByRegistryClock),
 		readIetfStructured(headers),
 	];
 	const first = (figure: 'remaining' | 'limit' | 'windowMs') =>
