@@ -52,6 +52,9 @@ export interface WindowState {
 	windowMs: number | undefined;
 	/** Our last requests before the last reset (at most `limit`), oldest first: those a log may still hold. */
 	previousStarts: number[];
+	/** The first wave's requests sent from, until the window was suspected: their admissions join previousStarts (slidingLog.ts). */
+	waveFrom: number;
+	waveUntil: number;
 	/** The last lead's round trip: a request reaches the registry at most this long after it left. */
 	roundTripMs: number;
 	/** A lead found requests of ours from before the last reset still counted: a log's (see logRoom). */
@@ -81,6 +84,8 @@ export function suspectWindow(now: number, resetAt: number | undefined): WindowS
 		resetsAsTold: false,
 		windowMs: undefined,
 		previousStarts: [],
+		waveFrom: now,
+		waveUntil: now,
 		roundTripMs: 0,
 		keepsRequests: false,
 	};

@@ -305,3 +305,63 @@ describe('a drained log asking before its reset, where its length or ours in it 
 		expect(when(steps, NEXT + 150)).toBe(NEXT + 1_000 - ASK_BEFORE_RESET_MS);
 	});
 });
+
+describe('a window suspected after a first wave (bench:sim s32)', () => {
+	// A log of 4 holding a request 2 s, its reset told in whole seconds, no token stored: the lone
+	// request at 0, then the wave of three 2 ms apart from 100 (a wave leaves over a few ms; spread out
+	// on branch wave4-whole, over tens). The log is full at the wave's end; the refusal after it
+	// suspects a window and the probe confirms it. Three of these failed on main (bf47982): the window
+	// was suspected knowing none of ours in it.
+	const told = (remaining: number, resetMs: number): Told => ({ remaining, limit: 4, resetMs });
+	const lead = (first: Told, leadTold = told(0, 1_000)): Step[] => [
+		send(0),
+		ok(0, 40, first),
+		send(100),
+		send(102),
+		send(104),
+		// Answers overtake each other: the wave's last is answered before its first.
+		ok(104, 150, told(0, 1_896)),
+		ok(100, 151, told(2, 1_900)),
+		send(160),
+		refused(160, 161, told(0, 1_840)),
+		// The wave's answers come over a round trip: one after the window was suspected.
+		ok(102, 170, told(1, 1_898)),
+		send(161 + CONFIRM_AFTER_MS),
+		refused(161 + CONFIRM_AFTER_MS, 162 + CONFIRM_AFTER_MS, told(0, 1_000)),
+		// The reset the first answer told: the lead alone, 50 ms there and back.
+		send(2_000),
+		ok(2_000, 2_050, leadTold),
+	];
+
+	it('the first answer found the log empty: room once the next of ours leaves it, a window and a round trip after it left', () => {
+		// The log's length, 2 s, as the first answer told it; ours in the log the lone request (gone
+		// now) and the wave, its answers before the window and after alike: its first (sent at 100)
+		// leaves next. The lead found the wave's three there, none left.
+		const steps = lead(told(3, 2_000));
+		expect(play(steps).state.window?.previousStarts).toEqual([0, 100, 102, 104]);
+		expect(when(steps, 2_050)).toBe(100 + 2_000 + 50);
+	});
+
+	it.each([
+		["found others in the log (workers'): whose, nothing tells", told(2, 2_000)],
+		['told no limit', { remaining: 3, resetMs: 2_000 }],
+	])('the first answer %s: the second the lead was told', (_case, first) => {
+		expect(play(lead(first)).state.window?.previousStarts).toEqual([]);
+		expect(when(lead(first), 2_050)).toBe(2_000 + 1_000);
+	});
+
+	it('the lead finding fewer than our wave that went less than a window before: no log (a fixed window beside workers), the reset told', () => {
+		// One other where the wave's three would all still be in a log: those left at a reset. Its next
+		// reset is the one told, not when our last (sent at 104) would leave a log.
+		const window = play(lead(told(3, 2_000), told(2, 1_000))).state.window;
+		expect(window?.keepsRequests).toBe(false);
+		expect(window?.resetAt).toBe(2_000 + 1_000);
+	});
+
+	it('the lead finding most of our wave, not all (one the count missed): a log still, its reset when the next leaves', () => {
+		// Two others for the wave's three: the one `others` back (sent at 102) leaves next.
+		const window = play(lead(told(3, 2_000), told(1, 1_000))).state.window;
+		expect(window?.keepsRequests).toBe(true);
+		expect(window?.resetAt).toBe(102 + 2_000 + 50);
+	});
+});
