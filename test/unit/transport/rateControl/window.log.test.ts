@@ -5,6 +5,7 @@ import {
 import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import { ASK_BEFORE_RESET_MS } from '../../../../nodes/shared/transport/rateControl/window';
 import {
+	answeredAs,
 	ok,
 	play,
 	refused,
@@ -348,6 +349,51 @@ describe('a window suspected after a first wave (bench:sim s32)', () => {
 	])('the first answer %s: the second the lead was told', (_case, first) => {
 		expect(play(lead(first)).state.window?.previousStarts).toEqual([]);
 		expect(when(lead(first), 2_050)).toBe(2_000 + 1_000);
+	});
+
+	it('a request of the wave answered 503 (a fault: the limit may not have counted it): not taken for ours in the log, its answer before the window was suspected or after alike', () => {
+		// The same rule as for the wave's answers that come after the window was suspected
+		// (windowAnswered): only an admission is known to be in the log.
+		const wave = [send(0), ok(0, 40, told(3, 2_000)), send(100), send(102), send(104)];
+		const suspected = [send(160), refused(160, 161, told(0, 1_840))];
+		const faultBefore = [
+			...wave,
+			ok(104, 150, told(0, 1_896)),
+			answeredAs(503, 102, 151),
+			ok(100, 152, told(1, 1_900)),
+			...suspected,
+		];
+		const faultAfter = [
+			...wave,
+			ok(104, 150, told(0, 1_896)),
+			ok(100, 152, told(1, 1_900)),
+			...suspected,
+			answeredAs(503, 102, 170),
+		];
+		expect(play(faultBefore).state.window?.previousStarts).toEqual([0, 100, 104]);
+		expect(play(faultAfter).state.window?.previousStarts).toEqual([0, 100, 104]);
+	});
+
+	it('refused before any request was admitted: no answer found the log empty for us, so neither its length nor ours in it is known: the reset told', () => {
+		// The first request refused (a pause), then a wave admitted with the count falling, and a refusal
+		// after it: the window is suspected with no first answer to read (slidingLog.ts firstWaveLog).
+		const steps = [
+			send(0),
+			refused(0, 40, told(0, 1_960)),
+			send(1_100),
+			ok(1_100, 1_140, told(3, 2_000)),
+			send(1_200),
+			send(1_202),
+			ok(1_200, 1_250, told(1, 1_900)),
+			send(1_260),
+			refused(1_260, 1_261, told(0, 1_840)),
+		];
+		const window = play(steps).state.window;
+		expect(window?.confirming).toBe(true);
+		expect(window?.previousStarts).toEqual([]);
+		expect(window?.windowMs).toBeUndefined();
+		// The earliest reset told: the first refusal's.
+		expect(window?.resetAt).toBe(1_960);
 	});
 
 	it('the lead finding fewer than our wave that went less than a window before: no log (a fixed window beside workers), the reset told', () => {
