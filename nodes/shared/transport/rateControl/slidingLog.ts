@@ -113,10 +113,12 @@ export function firstWaveLog(state: ControlState, now: number, resetAt: number):
 
 /**
  * A request of the first wave admitted (answered before the window was suspected, or after: the wave's
- * answers come over a round trip): it is in what a log holds of ours, the last `limit`, oldest first.
+ * answers come over a round trip): it is in what a log holds of ours, oldest first. One sent in the
+ * moment the refusal came back, before it was read, went with the wave: nothing starts after it in that
+ * moment (the probe waits). The roll keeps the last `limit` (rollIfDue); those before them left a log
+ * before the last `limit` could come in, and what reads the log before the roll counts from the newest.
  */
 export function waveAdmitted(window: WindowState, sentAt: number): void {
-	if (sentAt < window.waveFrom || sentAt >= window.waveUntil) return;
-	const sent = [...window.previousStarts, sentAt].sort((a, b) => a - b);
-	window.previousStarts = sent.slice(-(window.limit ?? sent.length));
+	if (sentAt < window.waveFrom || sentAt > window.waveUntil) return;
+	window.previousStarts = [...window.previousStarts, sentAt].sort((a, b) => a - b);
 }

@@ -374,6 +374,28 @@ describe('a window suspected after a first wave (bench:sim s32)', () => {
 		expect(play(faultAfter).state.window?.previousStarts).toEqual([0, 100, 104]);
 	});
 
+	it('a request sent in the moment the refusal came back, before it was read: of the wave, admitted, ours in the log', () => {
+		// A log of 4 holding a request 1 s: the lone request at 0 (it leaves the log about 1,020), the
+		// wave of three full it. The refusal of the request sent at 980 comes back at 1,000, in the moment
+		// one more leaves; that one, 20 ms later, finds the lone request gone.
+		const steps = [
+			send(0),
+			ok(0, 40, told(3, 1_000)),
+			send(100),
+			send(102),
+			send(104),
+			ok(100, 150, told(2, 900)),
+			ok(102, 151, told(1, 898)),
+			ok(104, 152, told(0, 896)),
+			send(980),
+			send(1_000),
+			refused(980, 1_000, told(0, 1_000)),
+			ok(1_000, 1_040, told(0, 1_000)),
+		];
+		// The log holds the wave's three and it: the next reset's lead counts it among ours (leadReset).
+		expect(play(steps).state.window?.previousStarts).toEqual([0, 100, 102, 104, 1_000]);
+	});
+
 	it('refused before any request was admitted: no answer found the log empty for us, so neither its length nor ours in it is known: the reset told', () => {
 		// The first request refused (a pause), then a wave admitted with the count falling, and a refusal
 		// after it: the window is suspected with no first answer to read (slidingLog.ts firstWaveLog).
