@@ -24,6 +24,9 @@ export function leadReset(
 	report: RequestReport,
 	now: number,
 ): number | undefined {
+	// How far the registry is, whatever else the answer tells (the IETF RateLimit field without its
+	// Policy tells no limit).
+	window.roundTripMs = now - report.sentAt;
 	if (
 		window.resetsAsTold ||
 		report.resetMs === undefined ||
@@ -31,7 +34,6 @@ export function leadReset(
 		report.remaining === undefined
 	)
 		return undefined;
-	window.roundTripMs = now - report.sentAt;
 	const others = report.limit - 1 - report.remaining;
 	if (others === 0) window.windowMs = toldWindowMs(report.resetMs, report.resetToldAsTime === true);
 	const windowMs = window.windowMs;

@@ -134,6 +134,27 @@ describe('a log holding ours over a reset (a limit of 3, its reset in seconds)',
 		expect(when(steps, second + 50)).toBe(NEXT + 50 + 1_000 + 50);
 	});
 
+	it('a lead whose answer tells no limit (the IETF RateLimit field without its Policy): its round trip all the same, room a window and that round trip after ours `limit` back', () => {
+		// A log (the lead at `second` found ours), then a lead a window on finds it empty, 10 ms away now,
+		// and the two after it spend it. Reckoned with the last counted lead's 50 ms, nobody went for 40 ms
+		// more than the log held ours.
+		const third = second + 1_050;
+		const untold = (remaining: number, resetMs: number): Told => ({ remaining, resetMs });
+		const steps = [
+			...first,
+			send(second),
+			ok(second, second + 50, told(0)),
+			send(third),
+			ok(third, third + 10, untold(2, 1_000)),
+			send(third + 10),
+			send(third + 10),
+			ok(third + 10, third + 20, untold(1, 990)),
+			ok(third + 10, third + 20, untold(0, 990)),
+		];
+		expect(when(steps, third + 20)).toBe(third + 1_000);
+		expect(when(steps, third + 1_000)).toBe(third + 1_000 + 10);
+	});
+
 	it('a log: a lead the told reset lets go waits until our request `limit` back has left', () => {
 		// Sent a window after the last lead (a log would still hold that one): it finds the log empty.
 		const third = second + 1_000;
