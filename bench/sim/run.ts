@@ -1,4 +1,4 @@
-// npm run bench:sim [-- --seed 1] [--count 300] [--only s12] [--quiet] [--matrix | --changing] [--trace]
+// npm run bench:sim [-- --seed 1] [--count 300] [--only s12[,s29...]] [--quiet] [--matrix | --changing] [--trace]
 // The real rate controller and batch runner on a virtual clock against simulated registries (no sockets,
 // no real waits): one line per limiter configuration drawn from the seed, and last the figures over
 // every configuration whose limit lets the sheet finish within Max Rate-Limit Wait. Deterministic for a seed.
@@ -40,7 +40,10 @@ async function main(): Promise<void> {
 			: values.changing
 				? changingScenarios()
 				: drawScenarios(seed, Number(values.count))
-	).filter((scenario) => values.only === undefined || scenario.name === values.only);
+	).filter(
+		// --only s12 or a list (--only s12,s29): the scenarios a change moved, without the other 300.
+		(scenario) => values.only === undefined || values.only.split(',').includes(scenario.name),
+	);
 	const results = [];
 	for (const scenario of scenarios) {
 		const requestLog: LookupTraceEntry[] | undefined = values.requests ? [] : undefined;

@@ -269,6 +269,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/admittedLog.test.ts',
 		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
 		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
+		// The first wave's lead a sliding log is seeded from (its first admitted answer before any 429).
+		'test/unit/transport/rateControl/window.log.test.ts',
 	],
 	// A count that said it holds one or none, before any 429: its stories on the pure transition.
 	'nodes/shared/transport/rateControl/slowStart.ts': [

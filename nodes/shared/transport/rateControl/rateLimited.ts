@@ -23,11 +23,11 @@ import { firstPauseEnd } from './firstAsk';
 import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave } from './pace';
 import { laterWave, searchCeiling, searchWave } from './search';
+import { firstWaveLog } from './slidingLog';
 import { stormPause } from './storm';
 import { pauseFor, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { earliestReset } from './windowReset';
-import { suspectWindow } from './windowState';
 import { inStep, nothingAdmitted, nothingAdmittedSince, othersRefusal } from './workers';
 
 /**
@@ -255,7 +255,7 @@ function budgetRefused(
 	if (resetAt === undefined) return false;
 	actions.push({ kind: 'congestion', as: 'windowSuspected' });
 	state.lastEventAt = now;
-	state.window = suspectWindow(now, Math.max(resetAt, now + MIN_WAIT_MS));
+	state.window = firstWaveLog(state, now, Math.max(resetAt, now + MIN_WAIT_MS));
 	return true;
 }
 

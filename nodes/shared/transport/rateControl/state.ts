@@ -42,6 +42,8 @@ export interface ControlState {
 	answered: number;
 	/** When sending began (after the last quiet spell), while no limit is known. */
 	firstSentAt: number | undefined;
+	/** The first admitted answer since sending began, before any 429, and when it came (slidingLog.ts). */
+	firstWaveLead: { report: RequestReport; at: number } | undefined;
 	/** The last congestion event (a 429 wave, a suspected window, a spent budget). */
 	lastEventAt: number | undefined;
 	answeredSinceEvent: number;
@@ -91,6 +93,7 @@ export const unknownRegistry = (): ControlState => ({
 	latencyMs: 0,
 	answered: 0,
 	firstSentAt: undefined,
+	firstWaveLead: undefined,
 	lastEventAt: undefined,
 	answeredSinceEvent: 0,
 	othersSpentAt: Number.NEGATIVE_INFINITY,

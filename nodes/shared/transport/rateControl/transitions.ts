@@ -77,6 +77,7 @@ function started(state: ControlState, now: number): void {
 		now - state.lastAnswerAt >= QUIET_SPELL_MS
 	) {
 		state.firstSentAt = undefined;
+		state.firstWaveLead = undefined;
 		state.answeredSinceEvent = 0;
 	}
 	state.inFlight += 1;
@@ -131,6 +132,8 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 		state.quotaSpentUntil = 0;
 		turnAdmitted(state.turn, report);
 	}
+	if (succeeded && state.firstWaveLead === undefined && !state.rateLimitedEver)
+		state.firstWaveLead = { report, at: now };
 	state.recentEvents = [];
 	state.wavesInRow = 0;
 	state.admitted = trim(

@@ -1,6 +1,6 @@
 import { EARLY_RESET_DOUBLINGS, EARLY_RESET_HOLD_MS } from './constants';
 import { RESET_RESOLUTION_MS } from './headers/reading';
-import { leadReset, logRoom } from './slidingLog';
+import { leadReset, logRoom, waveAdmitted } from './slidingLog';
 import type { RequestReport } from './types';
 import { earliestReset, fallbackReset, rollIfDue } from './windowReset';
 import type { WindowState } from './windowState';
@@ -87,6 +87,7 @@ export function windowAnswered(window: WindowState, report: RequestReport, now: 
 			return;
 		}
 	}
+	if (admitted) waveAdmitted(window, report.sentAt);
 	// An answer to a request sent before the last reset speaks of the window that ended.
 	if (report.sentAt < window.lastResetAt) return;
 	// Ties count as before: requests started together left in one moment.

@@ -50,8 +50,14 @@ export interface WindowState {
 	resetsAsTold: boolean;
 	/** How long a request stays in the log, as a lead that found it empty told it (see leadReset). */
 	windowMs: number | undefined;
-	/** Our last requests before the last reset (at most `limit`), oldest first: those a log may still hold. */
+	/** Our last requests before the last reset (at most `limit` once one rolled), oldest first: those a log may still hold. */
 	previousStarts: number[];
+	/**
+	 * The first wave's requests sent from (none where firstWaveLog seeded nothing), until the window was
+	 * suspected, that moment's too: their admissions join previousStarts (slidingLog.ts waveAdmitted).
+	 */
+	waveFrom: number;
+	waveUntil: number;
 	/** The last lead's round trip: a request reaches the registry at most this long after it left. */
 	roundTripMs: number;
 	/** A lead found requests of ours from before the last reset still counted: a log's (see logRoom). */
@@ -81,6 +87,8 @@ export function suspectWindow(now: number, resetAt: number | undefined): WindowS
 		resetsAsTold: false,
 		windowMs: undefined,
 		previousStarts: [],
+		waveFrom: Number.POSITIVE_INFINITY,
+		waveUntil: now,
 		roundTripMs: 0,
 		keepsRequests: false,
 	};
