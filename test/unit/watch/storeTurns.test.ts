@@ -1,20 +1,66 @@
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
 import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import type { Clock } from '../../../nodes/shared/transport/wait';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import type { WatchMemory } from '../../../nodes/shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
 import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
+import { LEASE_MS, StoreTurn, TURN_POLL_MS } from '../../../nodes/shared/watch/storeTurns';
 import { company, helpersOf, type StoreMethod } from './storeFixtures';
 
 // Overlapping runs of one scheduled watch over the store's row (issue 22, "no false alert, ever"; test:queue
 // scenario 6 on a loaded machine): five executions of a watch every 10 s at once on two workers. Run 29
 // recorded the company's new status, then failed its write (n8n's store: findOne then insert, no
 // transaction: "duplicate key value violates unique constraint"); the others found the status already
-// recorded and reported nothing: the alert was lost.
+// recorded and reported nothing: the alert was lost. The runs now take turns over the row (storeTurns.ts).
 
-const key: LookupKey = { countryCode: 'de', companyId: 'HRB1' };
-const checked = (record: CompanyRecord) => [{ key, record, itemIndex: 0 }];
+const keys: LookupKey[] = [0, 1, 2].map((index) => ({
+	countryCode: 'de',
+	companyId: `HRB${index}`,
+}));
+const checked = (record: CompanyRecord) =>
+	keys.map((key, itemIndex) => ({
+		key,
+		record: itemIndex === 0 ? record : company('Active'),
+		itemIndex,
+	}));
+
+/**
+ * Virtual time for runs that wait their turn: a sleep ends only once every run is idle (nothing but
+ * promises already settled), then time moves to the earliest sleeper's end. A run that sleeps a thousand
+ * times is looping: the test fails rather than hangs.
+ */
+class VirtualTime implements Clock {
+	time = 0;
+	sleeps = 0;
+	private readonly sleepers: Array<{ at: number; wake: (whole: boolean) => void }> = [];
+	private scheduled = false;
+
+	now = () => this.time;
+
+	sleep = async (ms: number): Promise<boolean> => {
+		if (++this.sleeps > 1000) throw new Error('slept a thousand times: a loop');
+		return await new Promise<boolean>((wake) => {
+			this.sleepers.push({ at: this.time + ms, wake });
+			this.schedule();
+		});
+	};
+
+	private schedule(): void {
+		if (this.scheduled) return;
+		this.scheduled = true;
+		setImmediate(() => {
+			this.scheduled = false;
+			this.sleepers.sort((a, b) => a.at - b.at);
+			const next = this.sleepers.shift();
+			if (!next) return;
+			this.time = Math.max(this.time, next.at);
+			next.wake(true);
+			if (this.sleepers.length > 0) this.schedule();
+		});
+	}
+}
 
 function deferred() {
 	let resolve!: () => void;
@@ -22,13 +68,20 @@ function deferred() {
 	return { promise, resolve };
 }
 
-/** One worker's run (no static data): `pause` holds it between its recall and its remember. */
+const idle = async () => await new Promise<void>((done) => setImmediate(done));
+
+/**
+ * One worker's run (no static data), in its turn over the store: `pause` holds it between its recall and
+ * its remember. Returns its events, or undefined where it failed.
+ */
 async function workerRun(
 	helpers: ProcessedItemsStore,
+	clock: Clock,
 	record: CompanyRecord,
 	pause?: { recalled: () => void; proceed: Promise<void> },
 ): Promise<string[] | undefined> {
-	const inner = new ProcessedItemsMemory(helpers);
+	const turn = new StoreTurn(helpers, clock);
+	const inner = new ProcessedItemsMemory(turn);
 	const memory: WatchMemory = {
 		recall: async (current, unchecked) => {
 			const recollections = await inner.recall(current, unchecked);
@@ -39,10 +92,13 @@ async function workerRun(
 		remember: async (current, unchecked) => await inner.remember(current, unchecked),
 	};
 	try {
-		const found = await detectChanges(memory, checked(record), [], {
-			now: new Date(Date.UTC(2026, 10, 27)),
-			reportFirstSightings: false,
-		});
+		const found = await turn.during(
+			async () =>
+				await detectChanges(memory, checked(record), [], {
+					now: new Date(Date.UTC(2026, 10, 27)),
+					reportFirstSightings: false,
+				}),
+		);
 		return found.map((change) => change.change.event);
 	} catch {
 		return undefined;
@@ -50,37 +106,118 @@ async function workerRun(
 }
 
 describe('overlapping runs of one watch take turns over the store (issue 22)', () => {
-	it.failing(
-		'a run records the new status then fails its write: the change is still reported once',
-		async () => {
-			const store = new HarnessStore();
-			const quiet = helpersOf(store, { withRemove: true });
-			await workerRun(quiet, company('Active'));
-			// The first run's write after its clear fails (and its retry): n8n's duplicate key.
-			let cleared = false;
-			const failing = helpersOf(store, {
-				withRemove: true,
-				fails: (method: StoreMethod) => {
-					if (method === 'clearAllProcessedItems') cleared = true;
-					else if (cleared && method === 'checkProcessedAndRecord')
-						return new Error('duplicate key value violates unique constraint "PK_"');
-					return undefined;
-				},
-			});
-			const recalled = deferred();
-			const proceed = deferred();
-			const first = workerRun(failing, company('Inactive'), {
-				recalled: recalled.resolve,
-				proceed: proceed.promise,
-			});
-			await recalled.promise;
-			// The next scheduled run starts while the first is between its recall and its remember.
-			const second = workerRun(quiet, company('Inactive'));
-			await Promise.resolve();
-			proceed.resolve();
-			const results = [await first, await second, await workerRun(quiet, company('Inactive'))];
-			expect(results[0]).toBeUndefined();
-			expect(results.flat().filter((event) => event === 'turnedInactive')).toHaveLength(1);
-		},
-	);
+	it('a run records the new status then fails its write: the change is still reported once', async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const quiet = helpersOf(store, { withRemove: true });
+		await workerRun(quiet, time, company('Active'));
+		// The first run's write after its clear fails, and its retry (n8n's duplicate key); its write-back
+		// of the row it read goes through.
+		let cleared = false;
+		let failedWrites = 0;
+		const failing = helpersOf(store, {
+			withRemove: true,
+			fails: (method: StoreMethod) => {
+				if (method === 'clearAllProcessedItems') cleared = true;
+				else if (cleared && method === 'checkProcessedAndRecord' && failedWrites++ < 2)
+					return new Error('duplicate key value violates unique constraint "PK_"');
+				return undefined;
+			},
+		});
+		const [recalled, proceed] = [deferred(), deferred()];
+		const first = workerRun(failing, time, company('Inactive'), {
+			recalled: recalled.resolve,
+			proceed: proceed.promise,
+		});
+		await recalled.promise;
+		// The next scheduled run starts while the first is between its recall and its remember, and would
+		// write after the first failed.
+		const [recalledNext, proceedNext] = [deferred(), deferred()];
+		const second = workerRun(quiet, time, company('Inactive'), {
+			recalled: recalledNext.resolve,
+			proceed: proceedNext.promise,
+		});
+		await idle();
+		proceed.resolve();
+		const firstFound = await first;
+		proceedNext.resolve();
+		const results = [firstFound, await second, await workerRun(quiet, time, company('Inactive'))];
+		expect(results[0]).toBeUndefined();
+		expect(results.flat().filter((event) => event === 'turnedInactive')).toHaveLength(1);
+		// The second waited its turn: one poll.
+		expect(time.time).toBe(TURN_POLL_MS);
+	});
+
+	it('a run that died holding the store holds it two lease slots at most', async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const helpers = helpersOf(store, { withRemove: true });
+		await workerRun(helpers, time, company('Active'));
+		// Its process crashed: it never gives the store up.
+		await new StoreTurn(helpers, time).take();
+		expect(await workerRun(helpers, time, company('Inactive'))).toEqual(['turnedInactive']);
+		expect(time.time).toBeGreaterThan(LEASE_MS);
+		expect(time.time).toBeLessThanOrEqual(2 * LEASE_MS + TURN_POLL_MS);
+	});
+
+	it('a run whose calls are less than a lease slot apart keeps the store however long it lasts', async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const helpers = helpersOf(store, { withRemove: true });
+		const holder = new StoreTurn(helpers, time);
+		let released = -1;
+		const holding = holder.during(async () => {
+			// Five calls, each most of a slot after the last: the run spans four slots.
+			for (let call = 0; call < 5; call++) {
+				await time.sleep(LEASE_MS - TURN_POLL_MS);
+				await holder.checkProcessedAndRecord([`entry ${call}`], 'node', { mode: 'entries' });
+			}
+			released = time.time;
+		});
+		await idle();
+		const waiter = new StoreTurn(helpers, time);
+		await waiter.take();
+		const took = time.time;
+		await holding;
+		expect(released).toBe(5 * (LEASE_MS - TURN_POLL_MS));
+		expect(took).toBeGreaterThanOrEqual(released);
+	});
+
+	it('the lease reads as neither growth nor trimming: a quiet run writes nothing, and the row keeps no lease entry', async () => {
+		const time = new VirtualTime();
+		const withTurns = new HarnessStore();
+		const calls: string[] = [];
+		const helpers = helpersOf(withTurns, { withRemove: true, calls });
+		await workerRun(helpers, time, company('Active'));
+		calls.length = 0;
+		expect(await workerRun(helpers, time, company('Active'))).toEqual([]);
+		expect(calls).not.toContain('clear');
+		// A row written without turns holds as many entries.
+		const without = new HarnessStore();
+		const plain = helpersOf(without, { withRemove: true });
+		await detectChanges(new ProcessedItemsMemory(plain), checked(company('Active')), [], {
+			now: new Date(Date.UTC(2026, 10, 27)),
+			reportFirstSightings: false,
+		});
+		expect(withTurns.entriesOf('w', 'n')).toBe(without.entriesOf('w', 'n'));
+	});
+
+	it('a run that fails gives the store up: the next does not wait', async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const helpers = helpersOf(store, { withRemove: true });
+		await workerRun(helpers, time, company('Active'));
+		let calls = 0;
+		const failing = helpersOf(store, {
+			withRemove: true,
+			// The take goes through; the recall's first call and its retry fail.
+			fails: (method) =>
+				method === 'checkProcessedAndRecord' && [1, 2].includes(calls++)
+					? new Error('connection lost')
+					: undefined,
+		});
+		expect(await workerRun(failing, time, company('Inactive'))).toBeUndefined();
+		expect(await workerRun(helpers, time, company('Inactive'))).toEqual(['turnedInactive']);
+		expect(time.time).toBe(0);
+	});
 });

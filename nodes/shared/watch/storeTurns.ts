@@ -1,0 +1,176 @@
+import type { ICheckProcessedOptions } from 'n8n-workflow';
+
+import { realClock, type Clock } from '../transport/wait';
+import { STORE_CAPACITY, type ProcessedItemsStore } from './storeRow';
+
+/**
+ * How long one lease entry stands for: a run holds the store while the row holds the entry of the current
+ * or the previous slot of this length. Every call the run makes carries the current slot's, so it must
+ * exceed the longest time between two calls of a run that holds the store: at 100,000 companies a call
+ * reads and writes a row of some 300,000 hashes and the comparison between recall and remember takes a
+ * second or two (bench/watch.ts), tens of seconds on a loaded n8n. A run that dies holding it (its process
+ * crashed) holds the store two slots at most.
+ */
+export const LEASE_MS = 60_000;
+
+/**
+ * How long a run that finds the store held waits before it asks again. Each ask reads and writes the whole
+ * row twice (the ask, then the take-back of what it recorded): some 0.1-0.2 s of n8n's work at 100,000
+ * companies, so a few a holder's run, not one a second.
+ */
+export const TURN_POLL_MS = 5_000;
+
+/**
+ * Lease entries a run may add to the row beyond the entries the memory asks room for (the two its take
+ * records, and one a slot its run lasts): n8n trims the oldest past `maxEntries`, and a company's status
+ * entry must not go to make room for them.
+ */
+const LEASE_ROOM = 4;
+
+/** The lease entry of one slot; no company id has no `/`, so no company's entry reads like it. */
+export const leaseEntry = (slot: number) => JSON.stringify(['store in use', slot]);
+
+/**
+ * Runs of one watch node take turns over its row in n8n's processed-items store: one run's asks, clear and
+ * write never interleave with another's. n8n reads and rewrites the row per call without a lock, and each
+ * run writes the whole row anew from what it read: two runs at once lose an alert (one records a new
+ * status, the other then finds it held and reports nothing, and the first fails) or bring an older status
+ * back (the later writer wins).
+ *
+ * The turn is a lease entry in the row itself, `["store in use", slot]` with slot = time / LEASE_MS, made
+ * with n8n's store calls alone (no other lock is reachable from a node):
+ *   - a run takes it by recording the current and the previous slot's entries: both new, the store is its;
+ *     either held, another run holds it: it takes back what it recorded (removeProcessed) and asks again
+ *     TURN_POLL_MS later;
+ *   - every call the run makes carries the current slot's entry (one value more, last, so n8n's trimming
+ *     keeps it): the lease renews itself at no extra call, and the write after the clear rewrites it;
+ *   - the run removes the entries it recorded when it ends, whether it failed or not; a run that died holding
+ *     the store leaves entries of slots that stop counting two slots on.
+ * The memory sees none of this: the entries are taken out of what the store answers, the count leaves out
+ * those this run recorded, and n8n is asked for room for them beyond the memory's capacity.
+ *
+ * What it does not close: n8n's own calls are not atomic (findOne, then insert or update), so two runs whose
+ * asks meet within one call's milliseconds can both take the store; a run polling between the holder's
+ * clear and its write takes the store one call early (the row is empty then); and a waiter's ask that
+ * records the current slot's entry just before the holder's call, and takes it back after, leaves the holder
+ * without it until its next call (a poll in the next slot before that call finds the store free).
+ */
+export class StoreTurn implements ProcessedItemsStore {
+	/** Lease entries this run recorded into the row (not held before) since its last clear: its own. */
+	private readonly owned = new Set<string>();
+	/** Whether the run holds the store (between `take` and `release`). */
+	private holding = false;
+
+	/**
+	 * `maxEntries`: the row's capacity the memory asks for (ProcessedItemsMemory's); the lease's calls ask
+	 * for LEASE_ROOM more.
+	 */
+	constructor(
+		private readonly store: ProcessedItemsStore,
+		private readonly clock: Clock = realClock,
+		private readonly maxEntries = STORE_CAPACITY,
+	) {}
+
+	/** Whether the store lets a run take turns: taking back a lease entry needs n8n's removeProcessed. */
+	static possible(store: ProcessedItemsStore): boolean {
+		return typeof store.removeProcessed === 'function';
+	}
+
+	/** Runs `work` holding the store: waits for its turn first, gives the store up after, failed or not. */
+	async during<T>(work: () => Promise<T>): Promise<T> {
+		await this.take();
+		try {
+			return await work();
+		} finally {
+			await this.release();
+		}
+	}
+
+	/** Waits until no other run holds the store, and takes it. */
+	async take(): Promise<void> {
+		for (;;) {
+			const slot = this.slot();
+			const lease = [leaseEntry(slot), leaseEntry(slot - 1)];
+			const recorded = await this.store.checkProcessedAndRecord(lease, 'node', this.leaseOptions());
+			const recordedNew = recorded.new.map(String);
+			if (recordedNew.length === lease.length) {
+				for (const entry of recordedNew) this.owned.add(entry);
+				this.holding = true;
+				return;
+			}
+			// Held by another run: what this ask recorded would hold the store against it, and all others.
+			if (recordedNew.length > 0) await this.remove(recordedNew);
+			await this.clock.sleep(TURN_POLL_MS);
+		}
+	}
+
+	/** Gives the store up: removes the lease entries this run recorded. Best effort: they expire anyway. */
+	async release(): Promise<void> {
+		if (!this.holding) return;
+		this.holding = false;
+		const owned = [...this.owned];
+		this.owned.clear();
+		if (owned.length > 0) await this.remove(owned).catch(() => undefined);
+	}
+
+	async checkProcessedAndRecord(
+		...[items, scope, options]: Parameters<ProcessedItemsStore['checkProcessedAndRecord']>
+	): ReturnType<ProcessedItemsStore['checkProcessedAndRecord']> {
+		if (!this.holding) return await this.store.checkProcessedAndRecord(items, scope, options);
+		const lease = leaseEntry(this.slot());
+		const output = await this.store.checkProcessedAndRecord(
+			[...items, lease],
+			scope,
+			this.withRoom(options),
+		);
+		const isLease = (item: unknown) => item === lease;
+		if (output.new.some(isLease)) this.owned.add(lease);
+		return {
+			new: output.new.filter((item) => !isLease(item)),
+			processed: output.processed.filter((item) => !isLease(item)),
+		};
+	}
+
+	async clearAllProcessedItems(
+		...[scope, options]: Parameters<ProcessedItemsStore['clearAllProcessedItems']>
+	): ReturnType<ProcessedItemsStore['clearAllProcessedItems']> {
+		await this.store.clearAllProcessedItems(scope, options);
+		// The row is gone, and its lease entries with it: the next call (the write) records the lease again.
+		this.owned.clear();
+	}
+
+	/** The row's entries but the lease entries this run recorded (the memory compares counts with its own). */
+	async getProcessedDataCount(
+		...[scope, options]: Parameters<ProcessedItemsStore['getProcessedDataCount']>
+	): ReturnType<ProcessedItemsStore['getProcessedDataCount']> {
+		const count = await this.store.getProcessedDataCount(scope, this.withRoom(options));
+		return this.holding ? count - this.owned.size : count;
+	}
+
+	get removeProcessed(): ProcessedItemsStore['removeProcessed'] {
+		const { removeProcessed } = this.store;
+		return (
+			removeProcessed &&
+			(async (items, scope, options) => await removeProcessed(items, scope, this.withRoom(options)))
+		);
+	}
+
+	private slot(): number {
+		return Math.floor(this.clock.now() / LEASE_MS);
+	}
+
+	private withRoom(options: ICheckProcessedOptions): ICheckProcessedOptions {
+		return options.maxEntries === undefined || !this.holding
+			? options
+			: { ...options, maxEntries: options.maxEntries + LEASE_ROOM };
+	}
+
+	/** The options of the lease's own calls: the memory's capacity and room for the lease. */
+	private leaseOptions(): ICheckProcessedOptions {
+		return { mode: 'entries', maxEntries: this.maxEntries + LEASE_ROOM };
+	}
+
+	private async remove(entries: string[]): Promise<void> {
+		await this.store.removeProcessed!(entries, 'node', this.leaseOptions());
+	}
+}
