@@ -8,6 +8,7 @@ import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItems
 import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
 import { LEASE_MS, StoreTurn, TURN_POLL_MS } from '../../../nodes/shared/watch/storeTurns';
 import { company, helpersOf, type StoreMethod } from './storeFixtures';
+import { idle, VirtualTime } from './virtualTime';
 
 // Overlapping runs of one scheduled watch over the store's row (issue 22, "no false alert, ever"; test:queue
 // scenario 6 on a loaded machine): five executions of a watch every 10 s at once on two workers. Run 29
@@ -26,49 +27,11 @@ const checked = (record: CompanyRecord) =>
 		itemIndex,
 	}));
 
-/**
- * Virtual time for runs that wait their turn: a sleep ends only once every run is idle (nothing but
- * promises already settled), then time moves to the earliest sleeper's end. A run that sleeps a thousand
- * times is looping: the test fails rather than hangs.
- */
-class VirtualTime implements Clock {
-	time = 0;
-	sleeps = 0;
-	private readonly sleepers: Array<{ at: number; wake: (whole: boolean) => void }> = [];
-	private scheduled = false;
-
-	now = () => this.time;
-
-	sleep = async (ms: number): Promise<boolean> => {
-		if (++this.sleeps > 1000) throw new Error('slept a thousand times: a loop');
-		return await new Promise<boolean>((wake) => {
-			this.sleepers.push({ at: this.time + ms, wake });
-			this.schedule();
-		});
-	};
-
-	private schedule(): void {
-		if (this.scheduled) return;
-		this.scheduled = true;
-		setImmediate(() => {
-			this.scheduled = false;
-			this.sleepers.sort((a, b) => a.at - b.at);
-			const next = this.sleepers.shift();
-			if (!next) return;
-			this.time = Math.max(this.time, next.at);
-			next.wake(true);
-			if (this.sleepers.length > 0) this.schedule();
-		});
-	}
-}
-
 function deferred() {
 	let resolve!: () => void;
 	const promise = new Promise<void>((done) => (resolve = done));
 	return { promise, resolve };
 }
-
-const idle = async () => await new Promise<void>((done) => setImmediate(done));
 
 /**
  * One worker's run (no static data), in its turn over the store: `pause` holds it between its recall and
