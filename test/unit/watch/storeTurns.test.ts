@@ -183,4 +183,19 @@ describe('overlapping runs of one watch take turns over the store (issue 22)', (
 		expect(await workerRun(helpers, time, company('Inactive'))).toEqual(['turnedInactive']);
 		expect(time.time).toBe(0);
 	});
+
+	it("needs n8n's removeProcessed (to take back a lease entry); outside its turn a run's calls pass as they are", async () => {
+		const store = new HarnessStore();
+		expect(StoreTurn.possible(helpersOf(store))).toBe(false);
+		expect(StoreTurn.possible(helpersOf(store, { withRemove: true }))).toBe(true);
+		const turn = new StoreTurn(helpersOf(store, { withRemove: true }), new VirtualTime());
+		await turn.checkProcessedAndRecord(['a', 'b'], 'node', { mode: 'entries' });
+		expect(await turn.getProcessedDataCount('node', { mode: 'entries' })).toBe(2);
+		await turn.take();
+		// Its two lease entries are in the row, not in the count.
+		expect(store.entriesOf('w', 'n')).toBe(4);
+		expect(await turn.getProcessedDataCount('node', { mode: 'entries' })).toBe(2);
+		await turn.release();
+		expect(store.entriesOf('w', 'n')).toBe(2);
+	});
 });
