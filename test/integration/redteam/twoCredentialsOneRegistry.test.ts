@@ -154,6 +154,8 @@ describe('two credentials of one client, one after the other', () => {
 		expect(second.outputOf(REGISTRY_NODE)[0]).toHaveLength(SHEET.length);
 		expect(registry.tokenRequests).toBe(2);
 		expect(refusedByFirst).toBeGreaterThanOrEqual(3);
-		expect(refused - refusedByFirst).toBeLessThanOrEqual(1);
+		// 19-20 refused the first sheet; the second meets 1-2 (its start against a bucket whose burst the
+		// first's end left spent: how many depends on the machine's timing); a controller per execution, 18.
+		expect(refused - refusedByFirst).toBeLessThanOrEqual(3);
 	});
 });

@@ -6,7 +6,7 @@ import {
 	REMAINING_TTL_MS,
 	SHARED_COUNT_QUIET_MS,
 } from './constants';
-import { append, emptyLog, logSize, oldest, trim, type Log } from './log';
+import { append, emptyLog, logSize, newest, oldest, trim, type Log } from './log';
 
 /**
  * The registry's own count (X-RateLimit-Remaining, or any dialect's): the budget it says is left, how
@@ -150,7 +150,7 @@ export function recordRemaining(
  * the rest (bench:sim seed 2 s200, four workers on 97/s burst 6: 1.101 -> 1.235; s98 1.479 -> 1.869).
  */
 function fellByOthers(count: CountState): boolean {
-	const last = count.samples.items[count.samples.to - 1];
+	const last = newest(count.samples);
 	for (let index = count.samples.from; index < count.samples.to - 1; index++) {
 		const earlier = count.samples.items[index];
 		if (earlier.remaining - last.remaining > last.ours - earlier.answered + 1) return true;
@@ -174,6 +174,6 @@ export function othersSpend(count: CountState): boolean {
 	// A quota may be told on a 429 before any answer told a count: nothing to compare yet.
 	if (!count.isQuota || logSize(count.samples) === 0) return false;
 	const first = oldest(count.samples);
-	const last = count.samples.items[count.samples.to - 1];
+	const last = newest(count.samples);
 	return first.remaining - last.remaining > 2 * (last.ours - first.answered);
 }

@@ -16,6 +16,9 @@ export const logSize = <T>(log: Log<T>): number => log.to - log.from;
 /** The oldest entry; only for a log that is not empty. */
 export const oldest = <T>(log: Log<T>): T => log.items[log.from];
 
+/** The newest entry; only for a log that is not empty. */
+export const newest = <T>(log: Log<T>): T => log.items[log.to - 1];
+
 export function append<T>(log: Log<T>, item: T): Log<T> {
 	const size = logSize(log);
 	// Another state's entries lie beyond ours, or most of the array is trimmed away: start a fresh array.

@@ -6,7 +6,7 @@ import {
 	SEARCH_OVERSHOT_SPAN_MS,
 	WAVE_DECREASE,
 } from './constants';
-import type { PaceState } from './pace';
+import type { PaceState } from './paceState';
 
 /**
  * The search: how a pace that no wave has yet bounded from above climbs to find the limit, and what

@@ -1,7 +1,8 @@
 import { MIN_WAIT_MS } from './constants';
 import { copyCount, noCount, type CountState } from './count';
 import { emptyLog, type Log } from './log';
-import { unknownPace, type PaceState } from './pace';
+import { unknownPace } from './pace';
+import type { PaceState } from './paceState';
 import type { RequestReport } from './types';
 import { copyWindow, type WindowState } from './windowState';
 import { noTurn, type TurnState } from './windowTurn';

@@ -4,11 +4,8 @@ import {
 	OTHERS_REFUSAL_ANSWERS,
 	SHARED_QUIET_MS,
 } from '../../../../nodes/shared/transport/rateControl/constants';
-import {
-	climb,
-	unknownPace,
-	type PaceState,
-} from '../../../../nodes/shared/transport/rateControl/pace';
+import { climb, unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
+import type { PaceState } from '../../../../nodes/shared/transport/rateControl/paceState';
 import {
 	unknownRegistry,
 	type ControlState,

@@ -1,11 +1,8 @@
 import { append, emptyLog } from '../../../../nodes/shared/transport/rateControl/log';
 import { unknownRegistry } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import {
-	climb,
-	unknownPace,
-	type PaceState,
-} from '../../../../nodes/shared/transport/rateControl/pace';
+import { climb, unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
+import type { PaceState } from '../../../../nodes/shared/transport/rateControl/paceState';
 import { refillShown } from '../../../../nodes/shared/transport/rateControl/search';
 
 // The search per round trip at its edges (search.ts refillShown, pace.ts climb): a pace searching up

@@ -1,8 +1,5 @@
-import {
-	climb,
-	unknownPace,
-	type PaceState,
-} from '../../../../nodes/shared/transport/rateControl/pace';
+import { climb, unknownPace } from '../../../../nodes/shared/transport/rateControl/pace';
+import type { PaceState } from '../../../../nodes/shared/transport/rateControl/paceState';
 import { searchWave } from '../../../../nodes/shared/transport/rateControl/search';
 import { unknownRegistry } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
