@@ -27,7 +27,10 @@ export const TURN_POLL_MS = 5_000;
  */
 const LEASE_ROOM = 4;
 
-/** The lease entry of one slot; no company id has no `/`, so no company's entry reads like it. */
+/**
+ * The lease entry of one slot: two values, the second a number, so no company's entry (`[id, field, value]`),
+ * the row's mark or its emptied entry reads like it.
+ */
 export const leaseEntry = (slot: number) => JSON.stringify(['store in use', slot]);
 
 /**
@@ -43,9 +46,10 @@ export const leaseEntry = (slot: number) => JSON.stringify(['store in use', slot
  *     either held, another run holds it: it takes back what it recorded (removeProcessed) and asks again
  *     TURN_POLL_MS later;
  *   - every call the run makes carries the current slot's entry (one value more, last, so n8n's trimming
- *     keeps it): the lease renews itself at no extra call, and the write after the clear rewrites it;
- *   - the run removes the entries it recorded when it ends, whether it failed or not; a run that died holding
- *     the store leaves entries of slots that stop counting two slots on.
+ *     keeps it): the lease renews itself at no extra call;
+ *   - the run's clear gives the store up (the lease entries go with the row; its write, one call, is its
+ *     last); a run that does not clear (a quiet run, one that failed) removes the entries it recorded when
+ *     it ends; a run that died holding the store leaves entries of slots that stop counting two slots on.
  * The memory sees none of this: the entries are taken out of what the store answers, the count leaves out
  * those this run recorded, and n8n is asked for room for them beyond the memory's capacity.
  *
@@ -53,7 +57,9 @@ export const leaseEntry = (slot: number) => JSON.stringify(['store in use', slot
  * asks meet within one call's milliseconds can both take the store; a run polling between the holder's
  * clear and its write takes the store one call early (the row is empty then); and a waiter's ask that
  * records the current slot's entry just before the holder's call, and takes it back after, leaves the holder
- * without it until its next call (a poll in the next slot before that call finds the store free).
+ * without it until its next call (a poll in the next slot before that call finds the store free). Slots are
+ * read on each n8n process's clock: processes whose clocks differ by a slot or more do not see each other's
+ * lease.
  */
 export class StoreTurn implements ProcessedItemsStore {
 	/** Lease entries this run recorded into the row (not held before) since its last clear: its own. */
@@ -104,9 +110,11 @@ export class StoreTurn implements ProcessedItemsStore {
 		}
 	}
 
-	/** Gives the store up: removes the lease entries this run recorded. Best effort: they expire anyway. */
+	/**
+	 * Gives the store up: removes the lease entries this run recorded (none after a clear). Best effort: they
+	 * expire anyway.
+	 */
 	async release(): Promise<void> {
-		if (!this.holding) return;
 		this.holding = false;
 		const owned = [...this.owned];
 		this.owned.clear();
@@ -135,7 +143,10 @@ export class StoreTurn implements ProcessedItemsStore {
 		...[scope, options]: Parameters<ProcessedItemsStore['clearAllProcessedItems']>
 	): ReturnType<ProcessedItemsStore['clearAllProcessedItems']> {
 		await this.store.clearAllProcessedItems(scope, options);
-		// The row is gone, and its lease entries with it: the next call (the write) records the lease again.
+		// The row is gone, and its lease entries with it: the store is given up here. The write that follows
+		// records the whole row in one call, the run's last (or, if it fails, writes the row it read back),
+		// so nothing is left to give up at the end: a run that writes its row makes no call to release it.
+		this.holding = false;
 		this.owned.clear();
 	}
 
@@ -143,24 +154,21 @@ export class StoreTurn implements ProcessedItemsStore {
 	async getProcessedDataCount(
 		...[scope, options]: Parameters<ProcessedItemsStore['getProcessedDataCount']>
 	): ReturnType<ProcessedItemsStore['getProcessedDataCount']> {
-		const count = await this.store.getProcessedDataCount(scope, this.withRoom(options));
-		return this.holding ? count - this.owned.size : count;
+		return (await this.store.getProcessedDataCount(scope, options)) - this.owned.size;
 	}
 
+	/** n8n's own (it reads no capacity: nothing is trimmed by a removal). */
 	get removeProcessed(): ProcessedItemsStore['removeProcessed'] {
-		const { removeProcessed } = this.store;
-		return (
-			removeProcessed &&
-			(async (items, scope, options) => await removeProcessed(items, scope, this.withRoom(options)))
-		);
+		return this.store.removeProcessed;
 	}
 
 	private slot(): number {
 		return Math.floor(this.clock.now() / LEASE_MS);
 	}
 
+	/** A held run's call asks n8n for room for its lease entries beyond the memory's capacity. */
 	private withRoom(options: ICheckProcessedOptions): ICheckProcessedOptions {
-		return options.maxEntries === undefined || !this.holding
+		return options.maxEntries === undefined
 			? options
 			: { ...options, maxEntries: options.maxEntries + LEASE_ROOM };
 	}

@@ -6,7 +6,12 @@ import { detectChanges } from '../../../nodes/shared/watch/detector';
 import type { WatchMemory } from '../../../nodes/shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
 import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
-import { LEASE_MS, StoreTurn, TURN_POLL_MS } from '../../../nodes/shared/watch/storeTurns';
+import {
+	LEASE_MS,
+	leaseEntry,
+	StoreTurn,
+	TURN_POLL_MS,
+} from '../../../nodes/shared/watch/storeTurns';
 import { company, helpersOf, type StoreMethod } from './storeFixtures';
 import { idle, VirtualTime } from './virtualTime';
 
@@ -42,9 +47,10 @@ async function workerRun(
 	clock: Clock,
 	record: CompanyRecord,
 	pause?: { recalled: () => void; proceed: Promise<void> },
+	capacity?: number,
 ): Promise<string[] | undefined> {
-	const turn = new StoreTurn(helpers, clock);
-	const inner = new ProcessedItemsMemory(turn);
+	const turn = new StoreTurn(helpers, clock, capacity);
+	const inner = new ProcessedItemsMemory(turn, undefined, capacity);
 	const memory: WatchMemory = {
 		recall: async (current, unchecked) => {
 			const recollections = await inner.recall(current, unchecked);
@@ -182,6 +188,109 @@ describe('overlapping runs of one watch take turns over the store (issue 22)', (
 		expect(await workerRun(failing, time, company('Inactive'))).toBeUndefined();
 		expect(await workerRun(helpers, time, company('Inactive'))).toEqual(['turnedInactive']);
 		expect(time.time).toBe(0);
+	});
+
+	it('a run that writes its row gives the store up with its clear: no call after its write', async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const calls: string[] = [];
+		const removed: string[][] = [];
+		const helpers = helpersOf(store, { withRemove: true, calls, removed });
+		await workerRun(helpers, time, company('Active'));
+		calls.length = 0;
+		expect(await workerRun(helpers, time, company('Inactive'))).toEqual(['turnedInactive']);
+		// The take, the asks, the clear, then the write of the row alone (its 3 companies' entries and
+		// block): no lease in it, and nothing removed after it.
+		expect(calls.slice(0, 1)).toEqual(['record 2']);
+		expect(calls.slice(-2)).toEqual(['clear', 'record 10']);
+		expect(removed).toEqual([]);
+		expect(store.entriesOf('w', 'n')).toBe(10);
+	});
+
+	it('a run that finds the store held takes nothing back: one call a poll', async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const calls: string[] = [];
+		const removed: string[][] = [];
+		const helpers = helpersOf(store, { withRemove: true, calls, removed });
+		const holder = new StoreTurn(helpers, time);
+		await holder.take();
+		const waiter = new StoreTurn(helpers, time);
+		const waiting = waiter.take();
+		// The holder keeps the store two polls long; each poll finds both lease entries held.
+		await time.sleep(2 * TURN_POLL_MS);
+		await holder.release();
+		await waiting;
+		expect(time.time).toBe(2 * TURN_POLL_MS);
+		// Each take and poll: one call of the two lease entries; the holder's release the only removal.
+		expect(calls).toEqual(['record 2', 'record 2', 'record 2', 'record 2']);
+		expect(removed).toEqual([[leaseEntry(0), leaseEntry(-1)]]);
+	});
+
+	it("a holder's calls answer what they asked, never the lease entry they carry", async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const turn = new StoreTurn(helpersOf(store, { withRemove: true }), time);
+		await turn.take();
+		const options = { mode: 'entries' } as const;
+		expect(await turn.checkProcessedAndRecord(['a', 'b'], 'node', options)).toEqual({
+			new: ['a', 'b'],
+			processed: [],
+		});
+		expect(await turn.checkProcessedAndRecord(['a'], 'node', options)).toEqual({
+			new: [],
+			processed: ['a'],
+		});
+		// In the next slot the lease entry it carries is new to the row: still not in the answer.
+		time.time = LEASE_MS;
+		expect(await turn.checkProcessedAndRecord(['b', 'c'], 'node', options)).toEqual({
+			new: ['c'],
+			processed: ['b'],
+		});
+		// Its three lease entries (slots -1, 0 and 1) are in the row, not in its count.
+		expect(store.entriesOf('w', 'n')).toBe(6);
+		expect(await turn.getProcessedDataCount('node', options)).toBe(3);
+	});
+
+	it("a waiter's ask that meets the holder's call: the entry is the waiter's, and the holder's count stays its own", async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const helpers = helpersOf(store, { withRemove: true });
+		const holder = new StoreTurn(helpers, time);
+		await holder.take();
+		const options = { mode: 'entries' } as const;
+		await holder.checkProcessedAndRecord(['a'], 'node', options);
+		// The next slot: a waiter asks for its lease entries (slot 1 new, slot 0 held) just before the
+		// holder's call, and takes slot 1's back just after it.
+		time.time = LEASE_MS;
+		await helpers.checkProcessedAndRecord([leaseEntry(1), leaseEntry(0)], 'node', options);
+		await holder.checkProcessedAndRecord(['b'], 'node', options);
+		await helpers.removeProcessed!([leaseEntry(1)], 'node', options);
+		// The row: slots 0 and -1 (the holder's), a and b.
+		expect(store.entriesOf('w', 'n')).toBe(4);
+		expect(await holder.getProcessedDataCount('node', options)).toBe(2);
+		// Its next call records slot 1's entry again, as its own.
+		await holder.checkProcessedAndRecord(['c'], 'node', options);
+		expect(await holder.getProcessedDataCount('node', options)).toBe(3);
+		await holder.release();
+		expect(store.entriesOf('w', 'n')).toBe(3);
+	});
+
+	it("a row full to the memory's capacity: the lease takes no company's place, and a change in its oldest company is reported", async () => {
+		const time = new VirtualTime();
+		const store = new HarnessStore();
+		const helpers = helpersOf(store, { withRemove: true });
+		// Three companies, three entries each, and their block: 10 entries, the capacity (standing for
+		// 500,000). The first company's status is the oldest entry but the block's.
+		const capacity = 10;
+		await workerRun(helpers, time, company('Active'), undefined, capacity);
+		expect(store.entriesOf('w', 'n')).toBe(capacity);
+		expect(await workerRun(helpers, time, company('Inactive'), undefined, capacity)).toEqual([
+			'turnedInactive',
+		]);
+		expect(await workerRun(helpers, time, company('Active'), undefined, capacity)).toEqual([
+			'turnedActive',
+		]);
 	});
 
 	it("needs n8n's removeProcessed (to take back a lease entry); outside its turn a run's calls pass as they are", async () => {
