@@ -4,6 +4,7 @@ import type { Sandbox } from '../../sandbox/server';
 import type { Engine } from '../../harness/engine';
 import { loadWorkflow } from '../../harness/engine';
 import { REGISTRY_NODE, engineFor } from '../../harness/fixtures';
+import type { ProcessedItemsStore } from '../../nodes/shared/watch/storeRow';
 import { StoreTurn } from '../../nodes/shared/watch/storeTurns';
 import { loadCompanies } from '../../sandbox/registry';
 import { sandboxEachTest } from '../support/sandboxEachTest';
@@ -19,6 +20,21 @@ const LIST = [
 	{ country: 'gb', companyId: '04417982' },
 	{ country: 'nl', companyId: '68750123' },
 ];
+
+/** The watch node's row in the engine's processed-items store, as the node's helpers reach it. */
+function watchRow(engine: Engine): ProcessedItemsStore {
+	const store = engine.processedItems;
+	const node = { workflow: { id: 'watch-workflow' }, node: { id: WATCH_NODE_ID } } as never;
+	return {
+		checkProcessedAndRecord: async (items, scope, options) =>
+			await store.checkProcessedAndRecord(items, scope, node, options),
+		clearAllProcessedItems: async (scope) => await store.clearAllProcessedItems(scope, node),
+		getProcessedDataCount: async (scope, options) =>
+			await store.getProcessedDataCount(scope, node, options),
+		removeProcessed: async (items, scope, options) =>
+			await store.removeProcessed(items, scope, node, options),
+	};
+}
 
 function watchWorkflow(
 	options: IDataObject = {},
@@ -451,21 +467,22 @@ describe('Company Registry › Watch for Changes', () => {
 			expect(engine.processedItems.calls).toBe(0);
 		});
 
+		it('a manual test run beside a production run that holds the store neither waits nor touches it', async () => {
+			await onWorker();
+			const holder = new StoreTurn(watchRow(engine));
+			await holder.take();
+			const calls = engine.processedItems.calls;
+			await watch(engine, LIST, {}, { mode: 'manual' });
+			expect(engine.processedItems.calls).toBe(calls);
+			await holder.release();
+		});
+
 		it('a run n8n stops while it waits for its turn over the store (its timeout, a user) remembers nothing: the next run reports the change', async () => {
 			await onWorker();
 			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
 			// Another run of the node holds its row (storeTurns.ts).
 			const store = engine.processedItems;
-			const node = { workflow: { id: 'watch-workflow' }, node: { id: WATCH_NODE_ID } } as never;
-			const holder = new StoreTurn({
-				checkProcessedAndRecord: async (items, scope, options) =>
-					await store.checkProcessedAndRecord(items, scope, node, options),
-				clearAllProcessedItems: async (scope) => await store.clearAllProcessedItems(scope, node),
-				getProcessedDataCount: async (scope, options) =>
-					await store.getProcessedDataCount(scope, node, options),
-				removeProcessed: async (items, scope, options) =>
-					await store.removeProcessed(items, scope, node, options),
-			});
+			const holder = new StoreTurn(watchRow(engine));
 			await holder.take();
 			let cancel: (() => void) | undefined;
 			// The run asks for its turn, finds the store held and waits: n8n stops it there. The holder gives
