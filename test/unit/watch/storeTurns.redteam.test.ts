@@ -410,6 +410,29 @@ describe('the store lease, red team (storeTurns.ts, issue 22)', () => {
 	});
 
 	describe('the row: count, capacity, a crash, the undo', () => {
+		it('a poll that finds both entries held takes nothing back: no removeProcessed (n8n reads and writes the whole row for it)', async () => {
+			const time = new VirtualTime();
+			const store = new RacyRow(['company']);
+			const holder = new StoreTurn(store, time);
+			await holder.take();
+			const removed: string[][] = [];
+			const remove = store.removeProcessed;
+			store.removeProcessed = async (items) => {
+				removed.push(items.map(String));
+				await remove(items);
+			};
+			const waiting = inTurn(new StoreTurn(store, time), 'waiter', []);
+			// Three polls within the holder's slot: each finds both entries held.
+			await time.sleep(2 * TURN_POLL_MS + 1);
+			expect(removed).toEqual([]);
+			await holder.release();
+			await waiting;
+			expect(removed).toEqual([
+				[leaseEntry(0), leaseEntry(-1)],
+				[leaseEntry(0), leaseEntry(-1)],
+			]);
+		});
+
 		it("a crashed holder's entries are not a company to the next worker: the change is reported once, and the next run that writes drops them", async () => {
 			const time = new VirtualTime();
 			const store = new RacyRow();
