@@ -110,6 +110,7 @@ export const TARGETS = {
 	// Runs taking turns over the store: its stories on virtual time, and the red team that runs them.
 	'nodes/shared/watch/storeTurns.ts': [
 		'test/unit/watch/storeTurns.test.ts',
+		'test/unit/watch/storeTurns.redteam.test.ts',
 		'test/unit/watch/overlap.redteam.test.ts',
 	],
 	// The retry policy and the decision after each try: pure, on an injected clock.

@@ -53,13 +53,19 @@ export const leaseEntry = (slot: number) => JSON.stringify(['store in use', slot
  * The memory sees none of this: the entries are taken out of what the store answers, the count leaves out
  * those this run recorded, and n8n is asked for room for them beyond the memory's capacity.
  *
- * What it does not close: n8n's own calls are not atomic (findOne, then insert or update), so two runs whose
- * asks meet within one call's milliseconds can both take the store; a run polling between the holder's
- * clear and its write takes the store one call early (the row is empty then); and a waiter's ask that
- * records the current slot's entry just before the holder's call, and takes it back after, leaves the holder
- * without it until its next call (a poll in the next slot before that call finds the store free). Slots are
- * read on each n8n process's clock: processes whose clocks differ by a slot or more do not see each other's
- * lease.
+ * Two runs' first calls on a row that is not there (a watch's first runs, a poll while the holder writes
+ * its row anew after its clear) both insert it, and n8n fails one on the duplicate key: the take asks once
+ * more and finds the row. A run n8n stops while it waits (its execution timeout, a user's stop: n8n runs the
+ * node's code on) gives up its wait and holds nothing, so it records nothing.
+ *
+ * What it does not close (storeTurns.redteam.test.ts, each a known failure): n8n's own calls are not atomic
+ * (findOne, then insert or update), so two runs whose asks meet within one call on the row (some 0.4 s at
+ * 100,000 companies) can both take the store; a run polling while the holder writes its row anew takes
+ * the store one call early where its insert comes before the holder's (the holder's write hashes every
+ * value first: about 1 s at 100,000 companies); a waiter's ask that records the current slot's entry just
+ * before the holder's call, and takes it back after, leaves the holder without it until its next call (a
+ * poll in the next slot before that call finds the store free); runs whose clocks differ by more than a
+ * slot ask slots that never meet. Each then runs as without turns, never worse.
  */
 export class StoreTurn implements ProcessedItemsStore {
 	/** Lease entries this run recorded into the row (not held before) since its last clear: its own. */
@@ -82,9 +88,12 @@ export class StoreTurn implements ProcessedItemsStore {
 		return typeof store.removeProcessed === 'function';
 	}
 
-	/** Runs `work` holding the store: waits for its turn first, gives the store up after, failed or not. */
-	async during<T>(work: () => Promise<T>): Promise<T> {
-		await this.take();
+	/**
+	 * Runs `work` holding the store: waits for its turn first, gives the store up after, failed or not.
+	 * `signal`: the execution's cancel signal (see `take`).
+	 */
+	async during<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+		await this.take(signal);
 		try {
 			return await work();
 		} finally {
@@ -92,13 +101,18 @@ export class StoreTurn implements ProcessedItemsStore {
 		}
 	}
 
-	/** Waits until no other run holds the store, and takes it. */
-	async take(): Promise<void> {
+	/**
+	 * Waits until no other run holds the store, and takes it. Where `signal` aborts first (n8n ended the
+	 * execution: its timeout, a user's stop) it gives up waiting and throws, holding nothing: n8n runs a
+	 * node's code on after the execution ends, and a run taking the store then would record changes whose
+	 * alerts go nowhere (the next run would find them known).
+	 */
+	async take(signal?: AbortSignal): Promise<void> {
 		for (;;) {
+			if (signal?.aborted) throw stopped();
 			const slot = this.slot();
 			const lease = [leaseEntry(slot), leaseEntry(slot - 1)];
-			const recorded = await this.store.checkProcessedAndRecord(lease, 'node', this.leaseOptions());
-			const recordedNew = recorded.new.map(String);
+			const recordedNew = await this.record(lease);
 			if (recordedNew.length === lease.length) {
 				for (const entry of recordedNew) this.owned.add(entry);
 				this.holding = true;
@@ -106,7 +120,7 @@ export class StoreTurn implements ProcessedItemsStore {
 			}
 			// Held by another run: what this ask recorded would hold the store against it, and all others.
 			if (recordedNew.length > 0) await this.remove(recordedNew);
-			await this.clock.sleep(TURN_POLL_MS);
+			if (!(await this.clock.sleep(TURN_POLL_MS, signal))) throw stopped();
 		}
 	}
 
@@ -178,7 +192,23 @@ export class StoreTurn implements ProcessedItemsStore {
 		return { mode: 'entries', maxEntries: this.maxEntries + LEASE_ROOM };
 	}
 
+	/**
+	 * Records lease entries; returns those the row did not hold. n8n reads the row, then inserts it where
+	 * there was none, without a transaction: two runs whose first calls meet (a watch's first runs, or a poll
+	 * while the holder writes its row anew after its clear) insert it twice, and one fails on the duplicate
+	 * key. Asked once more, it finds the row (as StoreRow's calls do).
+	 */
+	private async record(lease: string[]): Promise<string[]> {
+		const ask = async () =>
+			await this.store.checkProcessedAndRecord(lease, 'node', this.leaseOptions());
+		const recorded = await ask().catch(ask);
+		return recorded.new.map(String);
+	}
+
 	private async remove(entries: string[]): Promise<void> {
 		await this.store.removeProcessed!(entries, 'node', this.leaseOptions());
 	}
 }
+
+const stopped = () =>
+	new Error('The execution was stopped while the run waited for its turn over the store');

@@ -207,26 +207,6 @@ describe('overlapping runs of one watch take turns over the store (issue 22)', (
 		expect(store.entriesOf('w', 'n')).toBe(10);
 	});
 
-	it('a run that finds the store held takes nothing back: one call a poll', async () => {
-		const time = new VirtualTime();
-		const store = new HarnessStore();
-		const calls: string[] = [];
-		const removed: string[][] = [];
-		const helpers = helpersOf(store, { withRemove: true, calls, removed });
-		const holder = new StoreTurn(helpers, time);
-		await holder.take();
-		const waiter = new StoreTurn(helpers, time);
-		const waiting = waiter.take();
-		// The holder keeps the store two polls long; each poll finds both lease entries held.
-		await time.sleep(2 * TURN_POLL_MS);
-		await holder.release();
-		await waiting;
-		expect(time.time).toBe(2 * TURN_POLL_MS);
-		// Each take and poll: one call of the two lease entries; the holder's release the only removal.
-		expect(calls).toEqual(['record 2', 'record 2', 'record 2', 'record 2']);
-		expect(removed).toEqual([[leaseEntry(0), leaseEntry(-1)]]);
-	});
-
 	it("a holder's calls answer what they asked, never the lease entry they carry", async () => {
 		const time = new VirtualTime();
 		const store = new HarnessStore();

@@ -13,10 +13,19 @@ export class VirtualTime implements Clock {
 
 	now = () => this.time;
 
-	sleep = async (ms: number): Promise<boolean> => {
+	/** As the real clock's: resolves false at once where `signal` aborts first (the sleeper leaves the queue). */
+	sleep = async (ms: number, signal?: AbortSignal): Promise<boolean> => {
 		if (++this.sleeps > 1000) throw new Error('slept a thousand times: a loop');
+		if (signal?.aborted) return false;
 		return await new Promise<boolean>((wake) => {
-			this.sleepers.push({ at: this.time + ms, wake });
+			const sleeper = { at: this.time + ms, wake };
+			this.sleepers.push(sleeper);
+			signal?.addEventListener('abort', () => {
+				const at = this.sleepers.indexOf(sleeper);
+				if (at === -1) return;
+				this.sleepers.splice(at, 1);
+				wake(false);
+			});
 			this.schedule();
 		});
 	};

@@ -120,6 +120,8 @@ export async function execute(
 						now,
 						reportFirstSightings: options.reportFirstSightings === true,
 					}),
+				// A run n8n stopped (its timeout, a user's stop) gives up waiting for its turn: nothing remembered.
+				'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined,
 			),
 		);
 	} catch (error) {
