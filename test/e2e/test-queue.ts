@@ -13,6 +13,7 @@
 //   5. a worker SIGKILLed in the middle of a sheet: what n8n does with the execution, Registered, watch state;
 //   6. the Company Registry Trigger (every minute, n8n's fastest poll) and a Schedule Trigger running
 //      Watch for Changes: one turnedInactive from each, never repeated, state kept across a restart of all.
+// TEST_QUEUE_ONLY=overlap runs scenarios 4 and 6 alone (runs of one watch at once: the store's turns).
 // Everything it starts is stopped by process id at the end, and the data folders are removed.
 import { startSandbox } from '../../sandbox/server';
 import { ensureRedisServer } from './lib/queueServices';
@@ -54,7 +55,8 @@ async function main(): Promise<void> {
 		);
 		await startN8nProcesses(cluster);
 		// TEST_QUEUE_ONLY=watch runs scenario 1 alone (about 10 minutes less), =sheet scenario 2, =sheets
-		// scenario 3; a comma list runs several in order (=sheet,sheets: 3 after a worker learned alone).
+		// scenario 3, =overlap scenarios 4 and 6; a comma list runs several in order (=sheet,sheets: 3 after a
+		// worker learned alone).
 		const only = process.env.TEST_QUEUE_ONLY?.split(',');
 		if (!only || only.includes('watch'))
 			await checklist.timed('scenario 1', () => scenarioPortfolioWatch(cluster));
@@ -62,11 +64,11 @@ async function main(): Promise<void> {
 			await checklist.timed('scenario 2', () => scenarioOneSheet(cluster, sandbox));
 		if (!only || only.includes('sheets'))
 			await checklist.timed('scenario 3', () => scenarioThreeSheets(cluster, sandbox));
-		if (!only) {
+		if (!only || only.includes('overlap'))
 			await checklist.timed('scenario 4', () => scenarioOverlappingWatch(cluster, sandbox));
-			await checklist.timed('scenario 5', () => scenarioKilledWorker(cluster, sandbox));
+		if (!only) await checklist.timed('scenario 5', () => scenarioKilledWorker(cluster, sandbox));
+		if (!only || only.includes('overlap'))
 			await checklist.timed('scenario 6', () => scenarioWatchersRestart(cluster, sandbox));
-		}
 	} finally {
 		await stopCluster(cluster);
 		await processes.stopAll();

@@ -4,17 +4,37 @@ import type { Sandbox } from '../../sandbox/server';
 import type { Engine } from '../../harness/engine';
 import { loadWorkflow } from '../../harness/engine';
 import { REGISTRY_NODE, engineFor } from '../../harness/fixtures';
+import type { ProcessedItemsStore } from '../../nodes/shared/watch/storeRow';
+import { StoreTurn } from '../../nodes/shared/watch/storeTurns';
 import { loadCompanies } from '../../sandbox/registry';
 import { sandboxEachTest } from '../support/sandboxEachTest';
 
 // Issue "Watch companies": successive production executions of a schedule-style workflow, with the
 // sandbox changing records between them. Interface document section 6: no events, so the node must
 // compare states itself.
+/** The Company Registry node's id in watch-companies.json: n8n's store keys the node's row by it. */
+const WATCH_NODE_ID = '5b0e8a51-6f0c-4d8e-9a57-1a2f3c4d5e02';
+
 const LIST = [
 	{ country: 'de', companyId: 'HRB12345' },
 	{ country: 'gb', companyId: '04417982' },
 	{ country: 'nl', companyId: '68750123' },
 ];
+
+/** The watch node's row in the engine's processed-items store, as the node's helpers reach it. */
+function watchRow(engine: Engine): ProcessedItemsStore {
+	const store = engine.processedItems;
+	const node = { workflow: { id: 'watch-workflow' }, node: { id: WATCH_NODE_ID } } as never;
+	return {
+		checkProcessedAndRecord: async (items, scope, options) =>
+			await store.checkProcessedAndRecord(items, scope, node, options),
+		clearAllProcessedItems: async (scope) => await store.clearAllProcessedItems(scope, node),
+		getProcessedDataCount: async (scope, options) =>
+			await store.getProcessedDataCount(scope, node, options),
+		removeProcessed: async (items, scope, options) =>
+			await store.removeProcessed(items, scope, node, options),
+	};
+}
 
 function watchWorkflow(
 	options: IDataObject = {},
@@ -396,9 +416,10 @@ describe('Company Registry › Watch for Changes', () => {
 		type StoreMethod = 'checkProcessedAndRecord' | 'clearAllProcessedItems';
 		const FAULTS: Array<[string, StoreMethod, number, number]> = [
 			// [what, method, calls that succeed first, calls that then fail (each call is tried twice)]
-			// On a main process the step after the first record is the clear, then the write and its write-back
+			// The first record is the run's take of its turn over the store (storeTurns.ts).
+			// On a main process the step after the second record is the clear, then the write and its write-back
 			// both fail: the row is left empty (below).
-			['every record after the first (recall, step 2)', 'checkProcessedAndRecord', 1, Infinity],
+			['every record after the second (recall, step 2)', 'checkProcessedAndRecord', 2, Infinity],
 			// On a main process the static data answers what step 2 would ask: the clear follows step 1.
 			['the record right after the clear (remember)', 'checkProcessedAndRecord', -1, 2],
 			['the clear (remember)', 'clearAllProcessedItems', 0, 2],
@@ -407,7 +428,7 @@ describe('Company Registry › Watch for Changes', () => {
 			it.each(FAULTS)(
 				'a store failing at %s: no change lost where the row is left as it was, none false',
 				async (_what, method, succeedingFirst, failing) => {
-					const succeeding = succeedingFirst === -1 ? (onWorker ? 2 : 1) : succeedingFirst;
+					const succeeding = succeedingFirst === -1 ? (onWorker ? 3 : 2) : succeedingFirst;
 					await watch(engine, LIST, {}, { onWorker });
 					sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { status: 'Inactive' });
 					const store = engine.processedItems;
@@ -432,7 +453,7 @@ describe('Company Registry › Watch for Changes', () => {
 					// A main process that finds the row emptied since its static data was saved cannot tell
 					// whether a worker reported from it meanwhile: a new baseline, the change lost, none false
 					// (emptiedRow.test.ts). Every other fault leaves the row as the last run left it.
-					const emptied = !onWorker && succeedingFirst === 1;
+					const emptied = !onWorker && succeedingFirst === 2;
 					expect(events((await watch(engine, LIST, {}, { onWorker })).changes)).toEqual(
 						emptied ? [] : [['turnedInactive', 'HRB12345']],
 					);
@@ -444,6 +465,44 @@ describe('Company Registry › Watch for Changes', () => {
 		it('a manual test run neither reads nor writes the store', async () => {
 			await watch(engine, LIST, {}, { mode: 'manual' });
 			expect(engine.processedItems.calls).toBe(0);
+		});
+
+		it('a manual test run beside a production run that holds the store neither waits nor touches it', async () => {
+			await onWorker();
+			const holder = new StoreTurn(watchRow(engine));
+			await holder.take();
+			const calls = engine.processedItems.calls;
+			await watch(engine, LIST, {}, { mode: 'manual' });
+			expect(engine.processedItems.calls).toBe(calls);
+			await holder.release();
+		});
+
+		it('a run n8n stops while it waits for its turn over the store (its timeout, a user) remembers nothing: the next run reports the change', async () => {
+			await onWorker();
+			sandbox.changeCompany({ country: 'gb', companyId: '04417982' }, { status: 'Inactive' });
+			// Another run of the node holds its row (storeTurns.ts).
+			const store = engine.processedItems;
+			const holder = new StoreTurn(watchRow(engine));
+			await holder.take();
+			let cancel: (() => void) | undefined;
+			// The run asks for its turn, finds the store held and waits: n8n stops it there. The holder gives
+			// the store up just after (the run, if it waited on, would then take it).
+			const record = store.checkProcessedAndRecord.bind(store);
+			store.checkProcessedAndRecord = async (...call) => {
+				store.checkProcessedAndRecord = record;
+				const recorded = await record(...call);
+				cancel?.();
+				setTimeout(() => void holder.release(), 100);
+				return recorded;
+			};
+			await engine.execute(watchWorkflow(), {
+				rows: LIST,
+				mode: 'trigger',
+				onWorker: true,
+				onStarted: (stop) => (cancel = stop),
+			});
+			await new Promise((resolve) => setTimeout(resolve, 200));
+			expect(events(await onWorker())).toEqual([['turnedInactive', '04417982']]);
 		});
 	});
 

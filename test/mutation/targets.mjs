@@ -107,6 +107,12 @@ export const TARGETS = {
 	'nodes/shared/watch/storeEntries.ts': STORE_MEMORY_TESTS,
 	'nodes/shared/watch/storeBlocks.ts': STORE_MEMORY_TESTS,
 	'nodes/shared/watch/storeQuestions.ts': STORE_MEMORY_TESTS,
+	// Runs taking turns over the store: its stories on virtual time, and the red team that runs them.
+	'nodes/shared/watch/storeTurns.ts': [
+		'test/unit/watch/storeTurns.test.ts',
+		'test/unit/watch/storeTurns.redteam.test.ts',
+		'test/unit/watch/overlap.redteam.test.ts',
+	],
 	// The retry policy and the decision after each try: pure, on an injected clock.
 	'nodes/shared/transport/retryPolicy.ts': [
 		'test/unit/transport/retryPolicy.test.ts',

@@ -5,6 +5,7 @@ import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../../../nodes/shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
 import { STORE_CAPACITY, type ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
+import { StoreTurn } from '../../../nodes/shared/watch/storeTurns';
 import {
 	compareSnapshots,
 	snapshotOf,
@@ -12,6 +13,7 @@ import {
 } from '../../../nodes/shared/watch/snapshot';
 import { mulberry32 } from '../../../sandbox/faults';
 import { drawnCompany, helpersOf, notRegistered } from './storeFixtures';
+import { idle, VirtualTime } from './virtualTime';
 
 // Red team of the store row's mark (issue 22): rounds of one or two overlapping runs (main process or
 // queue-mode worker), some failing at a random store call, some saves of the static data lost or saved in
@@ -70,11 +72,15 @@ interface Options {
 	capacity: boolean | 'always';
 	/** Lists that shrink to a third and grow back, round by round. */
 	shrinking?: boolean;
+	/** Whether the runs take turns over the store (storeTurns.ts), as Watch for Changes does. */
+	turns?: boolean;
 }
 
 async function simulate(seed: number, options: Options) {
 	const allowLostSaves = options.lostSaves;
 	const random = mulberry32(seed);
+	// The runs' clock: a run waiting its turn sleeps on it (a crashed run's lease expires on it).
+	const time = new VirtualTime();
 	const size = 2 + Math.floor(random() * 8);
 	const keys: LookupKey[] = Array.from({ length: size }, (_, index) => ({
 		countryCode: 'de',
@@ -140,7 +146,9 @@ async function simulate(seed: number, options: Options) {
 							{ warn: () => undefined },
 							(_id, snapshot) => forgetDays === 0 || day - 1 - snapshot.d <= forgetDays,
 						);
-			const inner = new ProcessedItemsMemory(plannedHelpers(store, plan), notebook, maxEntries);
+			const helpers = plannedHelpers(store, plan);
+			const turn = options.turns ? new StoreTurn(helpers, time, maxEntries) : undefined;
+			const inner = new ProcessedItemsMemory(turn ?? helpers, notebook, maxEntries);
 			const memory: WatchMemory = {
 				recall: async (current, unchecked) => {
 					try {
@@ -152,15 +160,20 @@ async function simulate(seed: number, options: Options) {
 				},
 				remember: async (current, unchecked) => await inner.remember(current, unchecked),
 			};
-			try {
-				return await detectChanges(
+			const detect = async () =>
+				await detectChanges(
 					memory,
 					checked.map((index) => ({ key: keys[index], record: records[index], itemIndex: index })),
 					[...failing].map((index) => keys[index]),
 					{ now: new Date(Date.UTC(1970, 0, 1 + day)), reportFirstSightings: false },
 				);
+			try {
+				return turn ? await turn.during(detect) : await detect();
 			} catch {
 				return undefined;
+			} finally {
+				// A run that failed before its recall (its take of the store) recalled nothing.
+				recalled[which].resolve();
 			}
 		};
 		const results: Array<FoundChange[] | undefined> = [];
@@ -173,14 +186,18 @@ async function simulate(seed: number, options: Options) {
 			const first = execute(0);
 			await recalled[0].promise;
 			proceed[1].resolve();
-			results[1] = await execute(1);
+			// Without turns the second runs through (the store's calls settle at once); with them it waits.
+			const second = execute(1);
+			await idle();
 			proceed[0].resolve();
 			results[0] = await first;
+			results[1] = await second;
 		} else {
 			const first = execute(0);
 			await recalled[0].promise;
 			const second = execute(1);
-			await recalled[1].promise;
+			// Without turns the second has recalled by then; with them it waits for the first.
+			await idle();
 			proceed[0].resolve();
 			results[0] = await first;
 			proceed[1].resolve();
@@ -233,6 +250,14 @@ async function simulate(seed: number, options: Options) {
 			}
 			model.set(index, records[index]);
 		}
+		// A worker's row keeps the companies of its own list alone (docs/watch.md: give a worker the whole
+		// list): a company a successful worker run of the round did not name is forgotten, whichever wrote last.
+		for (let which = 0; which < runs.length; which++) {
+			const { plan, checked, failing } = runs[which];
+			if (!results[which] || plan.mode !== 'worker') continue;
+			for (const index of checkedNow)
+				if (!checked.includes(index) && !failing.has(index)) checkedNow.delete(index);
+		}
 		checkedLastRound = checkedNow;
 	}
 	return { problems, reported, missed };
@@ -282,20 +307,38 @@ describe('red team: failing runs, lost saves and hand-edited marks against the r
 		expect(problems).toEqual([]);
 	});
 
-	// Known defect, not the mark's (as many problems with it as without): two overlapping runs each write the
-	// row anew from what they read, and the later writer wins; a worker's row written after a main-process
-	// run's carries an older status of a company it could not check, and the change is reported again, or
-	// one run's undo of its entries (it failed) removes entries the other run's new row holds.
-	it.failing(
-		'overlapping runs: never a false or twice-reported change, nothing missed',
-		async () => {
-			const { problems } = await problemsOf({
-				lostSaves: false,
-				overlaps: true,
-				crashes: false,
-				capacity: false,
-			});
-			expect(problems).toEqual([]);
-		},
-	);
+	// Overlapping runs take turns over the store (storeTurns.ts), as Watch for Changes runs them. Without
+	// turns each wrote the row anew from what it read and the later writer won: a worker's row written after a
+	// main-process run's carried an older status of a company it could not check, and the change was reported
+	// again; one run's undo removed entries of the other's new row; a run recorded a new status, the other
+	// found it held, and the first failed: the alert lost. Over 2,000 seeds, 267 had a false, twice-reported or
+	// wrong change without turns; none with them.
+	it('overlapping runs taking turns: never a false, twice-reported or wrong change', async () => {
+		const { problems, reported } = await problemsOf({
+			lostSaves: false,
+			overlaps: true,
+			crashes: false,
+			capacity: false,
+			turns: true,
+		});
+		expect(problems.filter((problem) => !problem.includes(': missed ')).slice(0, 15)).toEqual([]);
+		expect(reported).toBeGreaterThan(300);
+	});
+
+	// Known defect, left: two main-process runs that overlap both load the static data saved before either
+	// (n8n loads it when an execution starts), so the second's is older than the row the first wrote: a
+	// company the second could not check is carried as its status alone, and a name or address change
+	// made before the next run is then not reported (seed 10). Missed, never false: 282 of 2,000 seeds with
+	// turns (323 changes), 577 seeds without (568 missed, and the 267 seeds above). A worker's row keeps the
+	// companies of its own list alone: the model forgets those a successful worker run did not name.
+	it.failing('overlapping runs taking turns: nothing missed', async () => {
+		const { problems } = await problemsOf({
+			lostSaves: false,
+			overlaps: true,
+			crashes: false,
+			capacity: false,
+			turns: true,
+		});
+		expect(problems).toEqual([]);
+	});
 });

@@ -22,6 +22,7 @@ import {
 import { detectChanges } from '../../../shared/watch/detector';
 import { StaticDataMemory, type WatchMemory } from '../../../shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../shared/watch/processedItemsMemory';
+import { StoreTurn } from '../../../shared/watch/storeTurns';
 import type { ProcessedItemsStore } from '../../../shared/watch/storeRow';
 import {
 	changeItemJson,
@@ -95,7 +96,7 @@ export async function execute(
 	if (!continueOnFail && looked.length === 0 && failures.length > 0) throw failures[0].error;
 
 	const now = new Date(clock.now());
-	const { memory, notebook } = watchMemory(this, options, now);
+	const { memory, notebook, turn } = watchMemory(this, options, now, clock);
 	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
 	// Read before the memory is written: the day of each failing company's last successful check. A
 	// company listed twice counts once, as its changes do: one checkFailed item, on its first row.
@@ -113,10 +114,15 @@ export async function execute(
 	try {
 		found = withEarlierTries(
 			this.getInputData(),
-			await detectChanges(memory, looked, unchecked, {
-				now,
-				reportFirstSightings: options.reportFirstSightings === true,
-			}),
+			await turn.during(
+				async () =>
+					await detectChanges(memory, looked, unchecked, {
+						now,
+						reportFirstSightings: options.reportFirstSightings === true,
+					}),
+				// A run n8n stopped (its timeout, a user's stop) gives up waiting for its turn: nothing remembered.
+				'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined,
+			),
 		);
 	} catch (error) {
 		// Without its memory the watch cannot tell a change: every looked-up company fails, none is a change,
@@ -179,7 +185,13 @@ function watchMemory(
 	context: IExecuteFunctions,
 	options: WatchOptions,
 	now: Date,
-): { memory: WatchMemory; notebook: StaticDataMemory } {
+	clock: Clock,
+): {
+	memory: WatchMemory;
+	notebook: StaticDataMemory;
+	/** Runs the change detection in this run's turn over the store (none to take without the store). */
+	turn: Pick<StoreTurn, 'during'>;
+} {
 	const days = Number(options.forgetAfterDays) || 0;
 	const today = dayNumber(now);
 	const staticData = new StaticDataMemory(
@@ -188,9 +200,13 @@ function watchMemory(
 		(_id, snapshot) => days <= 0 || today - snapshot.d <= days,
 	);
 	const store = processedItemsStore(context);
+	// Overlapping runs of the node (a schedule shorter than a run, a manual run beside a production one)
+	// take turns over the store's row: their asks, clears and writes would interleave otherwise.
+	const turn = store && StoreTurn.possible(store) ? new StoreTurn(store, clock) : undefined;
 	return {
-		memory: store ? new ProcessedItemsMemory(store, staticData) : staticData,
+		memory: store ? new ProcessedItemsMemory(turn ?? store, staticData) : staticData,
 		notebook: staticData,
+		turn: turn ?? { during: async (work) => await work() },
 	};
 }
 
