@@ -286,5 +286,8 @@ describe('overlapping runs of one watch take turns over the store (issue 22)', (
 		expect(await turn.getProcessedDataCount('node', { mode: 'entries' })).toBe(2);
 		await turn.release();
 		expect(store.entriesOf('w', 'n')).toBe(2);
+		// Given up, its calls carry no lease entry.
+		await turn.checkProcessedAndRecord(['c'], 'node', { mode: 'entries' });
+		expect(store.entriesOf('w', 'n')).toBe(3);
 	});
 });
