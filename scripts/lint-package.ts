@@ -4,12 +4,14 @@
 // (@n8n/node-cli dist/commands/lint.js:22, dist/configs/eslint.js:18-19); this repository also holds the
 // sandbox, tests, benchmarks and scripts, which rightly use node:http, timers and console, so staging
 // gives n8n-node lint the package folder n8n expects (README, Development: why not a packages/ folder);
-// eslint.dev.config.mjs lints the rest. First, the transport's cap of lines (scripts/transportFileCap.ts).
+// eslint.dev.config.mjs lints the rest. First, the transport's cap of lines (scripts/transportFileCap.ts)
+// and the equivalent mutants' lines (scripts/equivalentLines.ts).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+import { EQUIVALENTS_FILE, staleEquivalents } from './equivalentLines';
 import { filesOverCap, TRANSPORT_FILE_MAX_LINES, TRANSPORT_FOLDER } from './transportFileCap';
 
 const root = resolve(__dirname, '..');
@@ -27,6 +29,11 @@ if (over.length > 0)
 	console.error(
 		`lint: over the cap of ${TRANSPORT_FILE_MAX_LINES} lines in ${TRANSPORT_FOLDER}/ (split along its concerns):\n${over.map((file) => `  ${file}`).join('\n')}`,
 	);
+const stale = staleEquivalents(root);
+if (stale.length > 0)
+	console.error(
+		`lint: entries of ${EQUIVALENTS_FILE} whose line does not hold their text (re-line them; drop those whose mutant is gone):\n${stale.map((entry) => `  ${entry}`).join('\n')}`,
+	);
 
 const stage = mkdtempSync(join(tmpdir(), 'n8n-lint-package-'));
 try {
@@ -37,7 +44,7 @@ try {
 		cwd: stage,
 		stdio: 'inherit',
 	});
-	process.exitCode = over.length > 0 ? 1 : (result.status ?? 1);
+	process.exitCode = over.length > 0 || stale.length > 0 ? 1 : (result.status ?? 1);
 } finally {
 	rmSync(stage, { recursive: true, force: true });
 }

@@ -11,10 +11,13 @@
 // wait on real time; --unit: the unit tests alone); --summary-only: the figures of the last run again.
 // Mutants listed in test/mutation/equivalent-mutants.json (each with the reason no test can tell it from
 // the original) are left out of the score and counted apart; a listed mutant that a test kills is reported,
-// so the list does not outlive the reason.
+// so the list does not outlive the reason (and npm run lint names an entry whose line no longer holds its
+// text: scripts/equivalentLines.ts).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+
+import { type Equivalent, squash } from './equivalentLines';
 
 const root = join(__dirname, '..');
 const REPORT = join(root, 'reports/mutation/mutation.json');
@@ -42,16 +45,6 @@ interface Mutant {
 interface Report {
 	files: Record<string, { source: string; mutants: Mutant[] }>;
 }
-/** One equivalent mutant: where (file), which change (mutator, the original text and its replacement), why. */
-interface Equivalent {
-	file: string;
-	/** The mutant's line, where the same change of the same text could be made elsewhere in the file. */
-	line?: number;
-	mutator: string;
-	original: string;
-	replacement: string;
-	reason: string;
-}
 
 /** The source text a mutant replaces (lines and columns of the report are 1-based). */
 function originalText(source: string, { start, end }: Mutant['location']): string {
@@ -63,8 +56,6 @@ function originalText(source: string, { start, end }: Mutant['location']): strin
 		lines[end.line - 1].slice(0, end.column - 1),
 	].join('\n');
 }
-
-const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 interface Tally {
 	/** Static mutants Stryker left out (ignoreStatic) and other Ignored ones: not in the score. */

@@ -1,8 +1,10 @@
 import {
 	CATCH_UP_MS,
+	CONFIRM_AFTER_MS,
 	END_OF_WORK_S,
 	LOWER_BOUND_GROWTH_PER_SECOND,
 	MIN_ANSWERS_FOR_RATE,
+	MIN_RATE,
 	PROBE_GROWTH_PER_SECOND,
 	RECOVERED_SHARE,
 	RECOVERY_PER_ANSWER,
@@ -12,7 +14,17 @@ import {
 import { nextStart } from '../../../../nodes/shared/transport/rateControl/modes';
 import type { ControlState } from '../../../../nodes/shared/transport/rateControl/state';
 import { transition } from '../../../../nodes/shared/transport/rateControl/transitions';
-import { admitted, ok, play, refused, send, type Step, rateOf } from './story';
+import {
+	admitted,
+	ok,
+	play,
+	refused,
+	send,
+	type Step,
+	rateOf,
+	SUSPECTED_AT,
+	suspectedWindow,
+} from './story';
 
 // The pace 429s taught, at its edges: when requests may start on its credit, how much may go at once,
 // and how it climbs with each admission. Rates are read from the mode; what a step should do to them
@@ -199,5 +211,49 @@ describe('the climb with each admission', () => {
 			previous = rate;
 		}
 		throw new Error('the pace never settled');
+	});
+});
+
+// A pace no first wave measured: the first wave was a count's budget spent (its own event), and the next
+// 429, nothing admitted since, set the pace at one request a pause (workers.ts nothingAdmitted). No first
+// wave's floor was ever set, so the pace's own start holds it (unknownPace: a floor of 0); a later wave
+// reads it, as it reads every floor.
+describe('a pace set by a wave that admitted nothing', () => {
+	const PROBE = SUSPECTED_AT + CONFIRM_AFTER_MS;
+	const nothingAdmitted: Step[] = [
+		// A bucket (the lone request after a suspected window admitted), its count then spent.
+		...suspectedWindow,
+		send(PROBE),
+		ok(PROBE, PROBE + 50),
+		send(1_400),
+		ok(1_400, 1_450, { remaining: 1 }),
+		send(1_500),
+		refused(1_500, 1_550, { remaining: 0, resetMs: 300 }),
+		// Refused again by a quota far from spent (no budget to pace by), nothing admitted since.
+		send(1_900),
+		refused(1_900, 1_950, { remaining: 4_000 }),
+	];
+
+	it('paces at one request a pause', () => {
+		const { state, actions } = play(nothingAdmitted);
+		expect(actions.slice(-2)).toEqual([
+			{ kind: 'congestion', as: 'wave' },
+			{ kind: 'pause', until: 2_950, why: 'firstLimit' },
+		]);
+		expect(rateOf(state)).toBe(1);
+	});
+
+	it('a later wave paces at what was admitted, never below MIN_RATE', () => {
+		const later: Step[] = [];
+		for (let index = 0; index < 20; index++) {
+			const at = 4_000 + 100 * index;
+			later.push(send(at), ok(at, at + 50));
+		}
+		later.push(send(6_100), refused(6_100, 6_150, { remaining: 4_000 }));
+		const { state, actions } = play(later, play(nothingAdmitted).state);
+		expect(actions).toContainEqual({ kind: 'congestion', as: 'wave' });
+		// Ten a second admitted.
+		expect(rateOf(state)).toBeGreaterThanOrEqual(MIN_RATE);
+		expect(rateOf(state)).toBeLessThanOrEqual(10);
 	});
 });
