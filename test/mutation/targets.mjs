@@ -251,6 +251,8 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/searchWave.edges.test.ts',
 		// The review's stories (s40): admissions since the last wave, a shared pace's end, 'overshot''s end and growth.
 		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
+		// What a wave reads admitted at its edges: a spell's count and span, the last second's start.
+		'test/unit/transport/rateControl/admittedRate.edges.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,
