@@ -428,3 +428,21 @@ describe('answers within a known window', () => {
 		expect(when(steps, third + 61)).toBe(third + 3_000);
 	});
 });
+
+describe('answers that stop telling', () => {
+	it('a window whose answers no longer tell a count or a reset gives what the last told; spent, one request asks and nobody else goes until its answer', () => {
+		// The last window told 2 and its reset; this one's answers tell nothing (headers dropped on the
+		// way, a cache in front): taken to give 2 again, with no reset ahead. Spent, only an answer can
+		// tell when there is room: one asks, and a request more would only meet the spent window.
+		const AFTER = NEXT + 3_000;
+		const spent = [
+			...nextWindow(1),
+			send(AFTER),
+			send(AFTER + 1),
+			ok(AFTER, AFTER + 50),
+			ok(AFTER + 1, AFTER + 51),
+		];
+		expect(when(spent, AFTER + 60)).toBe(0);
+		expect(when([...spent, send(AFTER + 60)], AFTER + 70)).toBeUndefined();
+	});
+});
