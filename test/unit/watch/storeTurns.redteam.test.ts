@@ -4,8 +4,6 @@ import type {
 	IDeduplicationOutput,
 } from 'n8n-workflow';
 
-import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
-import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
 import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
@@ -16,6 +14,7 @@ import {
 	TURN_POLL_MS,
 } from '../../../nodes/shared/watch/storeTurns';
 import { company } from './storeFixtures';
+import { workerRun } from './turnRuns';
 import { idle, VirtualTime } from './virtualTime';
 
 // Red team of the store lease (storeTurns.ts, issue 22), from outside. The harness's store settles each call
@@ -139,41 +138,6 @@ async function inTurn(
 		await work();
 		order.push(`${name} out`);
 	}, signal);
-}
-
-const keys: LookupKey[] = [0, 1, 2].map((index) => ({
-	countryCode: 'de',
-	companyId: `HRB${index}`,
-}));
-const checked = (record: CompanyRecord) =>
-	keys.map((key, itemIndex) => ({
-		key,
-		record: itemIndex === 0 ? record : company('Active'),
-		itemIndex,
-	}));
-
-/** A worker's run (no static data) in its turn; its events, or undefined where it failed. */
-async function workerRun(
-	store: ProcessedItemsStore,
-	time: VirtualTime,
-	record: CompanyRecord,
-	signal?: AbortSignal,
-): Promise<string[] | undefined> {
-	const turn = new StoreTurn(store, time);
-	const memory = new ProcessedItemsMemory(turn);
-	try {
-		const found = await turn.during(
-			async () =>
-				await detectChanges(memory, checked(record), [], {
-					now: new Date(Date.UTC(2026, 10, 27)),
-					reportFirstSightings: false,
-				}),
-			signal,
-		);
-		return found.map((change) => change.change.event);
-	} catch {
-		return undefined;
-	}
 }
 
 describe('the store lease, red team (storeTurns.ts, issue 22)', () => {
@@ -388,7 +352,7 @@ describe('the store lease, red team (storeTurns.ts, issue 22)', () => {
 			// A run that died holding the store (its process crashed).
 			await new StoreTurn(store, time).take();
 			const stop = new AbortController();
-			const stopped = workerRun(store, time, company('Inactive'), stop.signal);
+			const stopped = workerRun(store, time, company('Inactive'), { signal: stop.signal });
 			await time.sleep(TURN_POLL_MS);
 			stop.abort();
 			// Its output goes nowhere: n8n ended the execution.

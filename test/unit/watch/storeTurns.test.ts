@@ -1,11 +1,6 @@
 import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
-import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
-import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
-import type { Clock } from '../../../nodes/shared/transport/wait';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
-import type { WatchMemory } from '../../../nodes/shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
-import type { ProcessedItemsStore } from '../../../nodes/shared/watch/storeRow';
 import {
 	LEASE_MS,
 	leaseEntry,
@@ -13,6 +8,7 @@ import {
 	TURN_POLL_MS,
 } from '../../../nodes/shared/watch/storeTurns';
 import { company, helpersOf, type StoreMethod } from './storeFixtures';
+import { checked, workerRun } from './turnRuns';
 import { idle, VirtualTime } from './virtualTime';
 
 // Overlapping runs of one scheduled watch over the store's row (issue 22, "no false alert, ever"; test:queue
@@ -21,57 +17,10 @@ import { idle, VirtualTime } from './virtualTime';
 // transaction: "duplicate key value violates unique constraint"); the others found the status already
 // recorded and reported nothing: the alert was lost. The runs now take turns over the row (storeTurns.ts).
 
-const keys: LookupKey[] = [0, 1, 2].map((index) => ({
-	countryCode: 'de',
-	companyId: `HRB${index}`,
-}));
-const checked = (record: CompanyRecord) =>
-	keys.map((key, itemIndex) => ({
-		key,
-		record: itemIndex === 0 ? record : company('Active'),
-		itemIndex,
-	}));
-
 function deferred() {
 	let resolve!: () => void;
 	const promise = new Promise<void>((done) => (resolve = done));
 	return { promise, resolve };
-}
-
-/**
- * One worker's run (no static data), in its turn over the store: `pause` holds it between its recall and
- * its remember. Returns its events, or undefined where it failed.
- */
-async function workerRun(
-	helpers: ProcessedItemsStore,
-	clock: Clock,
-	record: CompanyRecord,
-	pause?: { recalled: () => void; proceed: Promise<void> },
-	capacity?: number,
-): Promise<string[] | undefined> {
-	const turn = new StoreTurn(helpers, clock, capacity);
-	const inner = new ProcessedItemsMemory(turn, undefined, capacity);
-	const memory: WatchMemory = {
-		recall: async (current, unchecked) => {
-			const recollections = await inner.recall(current, unchecked);
-			pause?.recalled();
-			await pause?.proceed;
-			return recollections;
-		},
-		remember: async (current, unchecked) => await inner.remember(current, unchecked),
-	};
-	try {
-		const found = await turn.during(
-			async () =>
-				await detectChanges(memory, checked(record), [], {
-					now: new Date(Date.UTC(2026, 10, 27)),
-					reportFirstSightings: false,
-				}),
-		);
-		return found.map((change) => change.change.event);
-	} catch {
-		return undefined;
-	}
 }
 
 describe('overlapping runs of one watch take turns over the store (issue 22)', () => {
@@ -95,16 +44,14 @@ describe('overlapping runs of one watch take turns over the store (issue 22)', (
 		});
 		const [recalled, proceed] = [deferred(), deferred()];
 		const first = workerRun(failing, time, company('Inactive'), {
-			recalled: recalled.resolve,
-			proceed: proceed.promise,
+			pause: { recalled: recalled.resolve, proceed: proceed.promise },
 		});
 		await recalled.promise;
 		// The next scheduled run starts while the first is between its recall and its remember, and would
 		// write after the first failed.
 		const [recalledNext, proceedNext] = [deferred(), deferred()];
 		const second = workerRun(quiet, time, company('Inactive'), {
-			recalled: recalledNext.resolve,
-			proceed: proceedNext.promise,
+			pause: { recalled: recalledNext.resolve, proceed: proceedNext.promise },
 		});
 		await idle();
 		proceed.resolve();
@@ -263,12 +210,12 @@ describe('overlapping runs of one watch take turns over the store (issue 22)', (
 		// Three companies, three entries each, and their block: 10 entries, the capacity (standing for
 		// 500,000). The first company's status is the oldest entry but the block's.
 		const capacity = 10;
-		await workerRun(helpers, time, company('Active'), undefined, capacity);
+		await workerRun(helpers, time, company('Active'), { capacity });
 		expect(store.entriesOf('w', 'n')).toBe(capacity);
-		expect(await workerRun(helpers, time, company('Inactive'), undefined, capacity)).toEqual([
+		expect(await workerRun(helpers, time, company('Inactive'), { capacity })).toEqual([
 			'turnedInactive',
 		]);
-		expect(await workerRun(helpers, time, company('Active'), undefined, capacity)).toEqual([
+		expect(await workerRun(helpers, time, company('Active'), { capacity })).toEqual([
 			'turnedActive',
 		]);
 	});
