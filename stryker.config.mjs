@@ -27,6 +27,7 @@ export const OUTCOME_MODULES = [
 	'!nodes/shared/transport/rateControl/index.ts',
 	'!nodes/shared/transport/rateControl/types.ts',
 	'nodes/shared/lookupPipeline.ts',
+	'nodes/shared/executionCancelSignal.ts',
 	'credentials/CompanyRegistryApi.credentials.ts',
 ];
 

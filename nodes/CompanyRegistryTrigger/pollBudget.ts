@@ -1,5 +1,6 @@
 import { NodeOperationError, type IPollFunctions } from 'n8n-workflow';
 
+import { withExecutionCancelSignal } from '../shared/executionCancelSignal';
 import type { CompanyRow } from '../shared/lookupPipeline';
 import type { Clock } from '../shared/transport/wait';
 
@@ -69,11 +70,8 @@ export function budgetedPoll(
 		if (whole) stop.abort();
 	});
 	// lookUpRows and registryRequest take the execution's cancel signal; a poll context has none.
-	const bounded = Object.create(context, {
-		getExecutionCancelSignal: { value: () => stop as unknown as AbortSignal },
-	}) as IPollFunctions;
 	return {
-		context: bounded,
+		context: withExecutionCancelSignal(context, stop as unknown as AbortSignal),
 		get stopped() {
 			return stop.aborted;
 		},

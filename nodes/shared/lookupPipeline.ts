@@ -8,6 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import { AnsweredLookups } from './answeredLookups';
+import { executionCancelSignal } from './executionCancelSignal';
 import {
 	DEFAULT_ATTEMPTS,
 	DEFAULT_CONCURRENCY,
@@ -290,8 +291,7 @@ export async function lookUpRows(
 		{
 			request: registryRequest(context, settings, credential),
 			tokenWasStored,
-			cancelSignal:
-				'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined,
+			cancelSignal: executionCancelSignal(context),
 			grantedScopes: async () => scopesOf(credentials.accessToken),
 			reloadCredential: async () => {
 				try {

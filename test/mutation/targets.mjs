@@ -174,6 +174,9 @@ export const TARGETS = {
 		// The credential read again at a token renewal: a secret rotated mid-run, a Base URL changed mid-run.
 		'test/integration/redteam/secretRotated.test.ts',
 	],
+	// The execution's cancel signal of an n8n context, read and given: its unit tests on stand-ins (the
+	// check against n8n-core's own contexts loads n8n-core, seconds a mutant, and tells the same cases).
+	'nodes/shared/executionCancelSignal.ts': ['test/unit/executionCancelSignal.test.ts'],
 	// The rate controller: each part against its unit tests on pure functions or the virtual clock (no
 	// engine runs, no seeded simulations: those reach every mutant and would cost each one seconds).
 	// rateLimited.ts and transitions.ts: against the stories on the pure transition (the count's, the

@@ -6,6 +6,7 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
+import { executionCancelSignal, withExecutionCancelSignal } from '../executionCancelSignal';
 import type { LookupKey } from '../model/lookupKey';
 import { LOOKUP_CANCEL_SIGNAL } from './accessToken';
 import { isBodyStream, readBoundedBody, type BodyRead } from './boundedBody';
@@ -94,8 +95,7 @@ export function registryRequest(
 	settings: RequestSettings,
 	credential: ICredentialsDecrypted,
 ): RegistryRequest {
-	const executionSignal =
-		'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+	const executionSignal = executionCancelSignal(context);
 	return async (key, on401) => {
 		const qs: Record<string, string> = {};
 		if (key.stateCode) qs.stateCode = key.stateCode;
@@ -136,8 +136,7 @@ export function registryRequest(
 			// Its waits between tries too (accessToken.ts).
 			[LOOKUP_CANCEL_SIGNAL]: { value: abort.signal },
 		}) as typeof context.helpers;
-		const ownSignal = Object.create(context, {
-			getExecutionCancelSignal: { value: () => abort.signal },
+		const ownSignal = Object.create(withExecutionCancelSignal(context, abort.signal), {
 			helpers: { value: helpers },
 		}) as typeof context;
 		let expired = false;

@@ -12,6 +12,7 @@ import {
 	requestOptions,
 	sortedOptions,
 } from '../../../shared/descriptions';
+import { executionCancelSignal } from '../../../shared/executionCancelSignal';
 import {
 	errorItem,
 	inputRows,
@@ -121,7 +122,7 @@ export async function execute(
 						reportFirstSightings: options.reportFirstSightings === true,
 					}),
 				// A run n8n stopped (its timeout, a user's stop) gives up waiting for its turn: nothing remembered.
-				'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined,
+				executionCancelSignal(this),
 			),
 		);
 	} catch (error) {
