@@ -66,7 +66,7 @@ export function rateLimited(
 	const lastEventAt = state.lastEventAt;
 	const since = lastEventAt ?? state.firstSentAt ?? now;
 	const answered = state.answeredSinceEvent;
-	state.lastEventAt = now;
+	congestionEvent(state, now);
 	state.answeredSinceEvent = 0;
 	state.recentEvents.push(now);
 	state.wavesInRow += 1;
@@ -254,7 +254,7 @@ function budgetRefused(
 	const resetAt = earliestReset(state.resetAt, report, now);
 	if (resetAt === undefined) return false;
 	actions.push({ kind: 'congestion', as: 'windowSuspected' });
-	state.lastEventAt = now;
+	congestionEvent(state, now);
 	state.window = firstWaveLog(state, now, Math.max(resetAt, now + MIN_WAIT_MS));
 	return true;
 }
@@ -273,7 +273,7 @@ function budgetSpent(
 ): boolean {
 	if (!remainingIsFresh(state.count, now) || state.pace.rate !== undefined) return false;
 	actions.push({ kind: 'congestion', as: 'budgetSpent' });
-	state.lastEventAt = now;
+	congestionEvent(state, now);
 	const count = state.count;
 	count.remaining = 0;
 	count.remainingAt = now;
@@ -282,4 +282,10 @@ function budgetSpent(
 	const pauseMs = pauseFor(report, report.resetMs ?? FIRST_PAUSE_MAX_MS, FIRST_PAUSE_MAX_MS);
 	pause(state, now, actions, now + pauseMs, 'budgetSpent');
 	return true;
+}
+
+/** A congestion event: the next spend of saved-up credit begins a burst, however soon (transitions.ts). */
+function congestionEvent(state: ControlState, now: number): void {
+	state.lastEventAt = now;
+	state.burstSinceEvent = false;
 }

@@ -57,6 +57,12 @@ export interface ControlState {
 	congestionSince: number;
 	lastCongestionAt: number;
 	lastBurstAt: number;
+	/**
+	 * A burst of saved-up credit was spent since the last congestion event: the next spend within
+	 * BURST_BLAME_MS goes on with it (transitions.ts `started`). Kept as the order they came in: a 429 in
+	 * the very ms of a spend came after it, which their times do not tell.
+	 */
+	burstSinceEvent: boolean;
 	/** When the last burst of saved-up credit began. */
 	burstStartedAt: number;
 	pace: PaceState;
@@ -102,6 +108,7 @@ export const unknownRegistry = (): ControlState => ({
 	congestionSince: 0,
 	lastCongestionAt: Number.NEGATIVE_INFINITY,
 	lastBurstAt: Number.NEGATIVE_INFINITY,
+	burstSinceEvent: false,
 	burstStartedAt: 0,
 	pace: unknownPace(),
 	count: noCount(),

@@ -96,12 +96,15 @@ function started(state: ControlState, now: number): void {
 	if (pace.rate !== undefined) {
 		refreshCredit(pace, now);
 		// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace. A
-		// burst begins after a congestion event, or once the last one can no longer be blamed (credit
-		// saved up again over a quiet spell, a minute on: its own first start counts).
+		// burst begins with the first spend after a congestion event (one that came in the ms of the last
+		// spend came after it: what the registry refused then was spent before), or once the last one can
+		// no longer be blamed (credit saved up again over a quiet spell, a minute on: its own first start
+		// counts).
 		if (pace.credit >= catchUpCredit(pace) + 1) {
-			if (state.lastBurstAt < (state.lastEventAt ?? 0) || now - state.lastBurstAt >= BURST_BLAME_MS)
+			if (!state.burstSinceEvent || now - state.lastBurstAt >= BURST_BLAME_MS)
 				state.burstStartedAt = now;
 			state.lastBurstAt = now;
+			state.burstSinceEvent = true;
 		}
 		pace.credit -= 1;
 	}

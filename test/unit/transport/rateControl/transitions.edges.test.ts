@@ -234,6 +234,29 @@ describe('a burst on credit saved during a quiet spell, refused', () => {
 		expect(pausedUntil(state, 60_220)).toBe(60_160 + FIRST_PAUSE_MAX_MS);
 	});
 
+	it('a burst after a window suspected in the very ms of a burst start counts from its own first start', () => {
+		let state = play(firstLimit).state;
+		state = burst(state, 60_000, 2);
+		// As above, but the 429 that suspects a window comes back in the ms the next request leaves on
+		// saved credit: it came after that start, so the lone request after it begins a burst anew.
+		state = play(
+			[
+				ok(60_000, 60_020, { remaining: 3, resetMs: 5_000 }),
+				ok(60_000, 60_030, { remaining: 2, resetMs: 5_000 }),
+			],
+			state,
+		).state;
+		state = burst(state, 60_030, 1);
+		state = burst(state, 60_040, 1);
+		state = play([refused(60_030, 60_040, { remaining: 0, resetMs: 4_000 })], state).state;
+		expect(modeOf(state, 60_040).kind).toBe('window');
+		state = burst(state, 60_160, 1);
+		state = play([ok(60_160, 60_180), ok(60_040, 60_190)], state).state;
+		state = burst(state, 60_200, 1);
+		state = play([refused(60_200, 60_220)], state).state;
+		expect(pausedUntil(state, 60_220)).toBe(60_160 + FIRST_PAUSE_MAX_MS);
+	});
+
 	it('a 429 to a request paced long after the burst is a wave, not the burst refused', () => {
 		let state = play(firstLimit).state;
 		state = burst(state, 60_000, 2);
