@@ -42,9 +42,10 @@ interface Logger {
 
 /**
  * The companies as saved: one JSON text (this version: savedText says why), or an object (earlier
- * versions). Text that does not parse is no list (undefined when there is none).
+ * versions); none saved, none known. Text that does not parse is no list.
  */
 function parseCompanies(saved: unknown): unknown {
+	if (saved === undefined) return {};
 	if (typeof saved !== 'string') return saved;
 	try {
 		return JSON.parse(saved) as unknown;
@@ -59,11 +60,10 @@ function parseCompanies(saved: unknown): unknown {
  * change or crashing every run. Says how many were dropped (a whole bad list counts one).
  */
 function repairCompanies(state: Record<string, unknown>): {
-	companies?: Record<string, unknown>;
+	companies: Record<string, unknown>;
 	dropped: number;
 } {
 	const companies = parseCompanies(state.companies);
-	if (companies === undefined) return { dropped: 0 };
 	if (typeof companies !== 'object' || companies === null || Array.isArray(companies))
 		return { companies: {}, dropped: 1 };
 	let dropped = 0;
@@ -103,7 +103,7 @@ function isPlainSnapshot(value: unknown): boolean {
 export function loadWatchState(
 	staticData: Record<string, unknown>,
 	logger: Logger,
-): { companies?: Record<string, CompanySnapshot> } {
+): { companies: Record<string, CompanySnapshot> } {
 	const { companies, dropped } = repairCompanies(staticData);
 	if (dropped > 0) {
 		logger.warn(
@@ -111,7 +111,7 @@ export function loadWatchState(
 			{ dropped },
 		);
 	}
-	return companies === undefined ? {} : { companies: companies as Record<string, CompanySnapshot> };
+	return { companies: companies as Record<string, CompanySnapshot> };
 }
 
 /**
@@ -169,7 +169,7 @@ export class StaticDataMemory implements WatchMemory {
 		logger: Logger,
 		private readonly keep: (id: string, snapshot: CompanySnapshot) => boolean,
 	) {
-		this.companies = loadWatchState(staticData, logger).companies ?? {};
+		this.companies = loadWatchState(staticData, logger).companies;
 		this.rowMark = loadRowMark(staticData.storeRow);
 	}
 

@@ -211,8 +211,9 @@ describe('the static-data memory', () => {
 		const warnings: string[] = [];
 		const staticData: Record<string, unknown> = {};
 		expect(loadWatchState(staticData, { warn: (message) => warnings.push(message) })).toStrictEqual(
-			{},
+			{ companies: {} },
 		);
+		expect(staticData).toStrictEqual({});
 		expect(warnings).toEqual([]);
 	});
 
