@@ -17,7 +17,12 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-import type { IDataDeduplicator, IDataObject, INodeParameters } from 'n8n-workflow';
+import {
+	ObservableObject,
+	type IDataDeduplicator,
+	type IDataObject,
+	type INodeParameters,
+} from 'n8n-workflow';
 
 import { ProcessedItemsStore as HarnessStore } from '../harness/processedItems';
 import type { CompanyRecord } from '../nodes/shared/model/companyRecord';
@@ -123,9 +128,12 @@ function phased(memory: WatchMemory, phases: Phases): WatchMemory {
 	};
 }
 
+/** The key n8n gives a node's static data (`getWorkflowStaticData('node')`). */
+const NODE_STATIC_DATA = 'node:Company Registry';
+
 /** CPU time spent in n8n's store code (hashing, its Set, copying the row): part of own time, shown apart. */
 let storeCpuUs = 0;
-/** CPU time n8n spends loading and saving the static data (JSON): part of own time, shown apart. */
+/** CPU time n8n spends loading and saving the static data (JSON, its proxies): part of own time, shown apart. */
 let staticCpuUs = 0;
 async function timedStatic<T>(call: () => T): Promise<T> {
 	const started = process.cpuUsage();
@@ -246,9 +254,18 @@ export async function memoryRuns(
 		const phases: Phases = { readS: 0, readStoreS: 0, compareS: 0, writeS: 0, writeStoreS: 0 };
 		const started = process.cpuUsage();
 		// n8n loads the static data it saved, the node reads and writes its memory, n8n saves the static data.
+		// As n8n 2.41.1 hands it to the node: its Workflow wraps the static data it loaded, every object in
+		// it, in an ObservableObject (a Proxy each, to notice changes), and the node gets its own part.
 		const staticData = worker
 			? {}
-			: await timedStatic(() => JSON.parse(saved) as Record<string, unknown>);
+			: await timedStatic(
+					() =>
+						ObservableObject.create(
+							{ [NODE_STATIC_DATA]: JSON.parse(saved) as IDataObject },
+							undefined,
+							{ ignoreEmptyOnFirstChild: true },
+						)[NODE_STATIC_DATA] as Record<string, unknown>,
+				);
 		// Checking the loaded static data (the package's): part of reading the memory.
 		const [notebook, loadS] = await phase(
 			async () => new StaticDataMemory(staticData, { warn: () => undefined }, () => true),

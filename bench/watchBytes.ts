@@ -9,6 +9,7 @@ import type { IDataDeduplicator } from 'n8n-workflow';
 import { ProcessedItemsStore as HarnessStore } from '../harness/processedItems';
 import { ProcessedItemsMemory } from '../nodes/shared/watch/processedItemsMemory';
 import { memoryRuns } from './watch';
+import { savedCompanies } from '../test/support/savedCompanies';
 
 const [size, where] = [Number(process.argv[2] ?? 100_000), process.argv[3] ?? 'main'];
 
@@ -57,9 +58,9 @@ function tallied(store: IDataDeduplicator): IDataDeduplicator {
 	};
 }
 
-/** The static data's JSON by part: the keys, each field with its name, and the rest (punctuation, the row's mark). */
+/** The static data's JSON by part: the keys, each field with its name, and the rest (punctuation, the escapes of the companies' text, the row's mark). */
 function staticDataBytes(staticData: Record<string, unknown>): string {
-	const companies = (staticData.companies ?? {}) as Record<string, Record<string, unknown>>;
+	const companies = savedCompanies(staticData);
 	const ids = Object.keys(companies);
 	const parts = new Map<string, number>([['key', 0]]);
 	for (const id of ids) {

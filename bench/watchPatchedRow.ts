@@ -18,6 +18,7 @@ import type {
 } from '../nodes/shared/watch/memory';
 import type { ProcessedItemsStore } from '../nodes/shared/watch/storeRow';
 import { canonicalText, sameText, type CompanySnapshot } from '../nodes/shared/watch/snapshot';
+import { savedCompanies } from '../test/support/savedCompanies';
 
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 500_000 };
 /** Patches (one a marked run, empty or not) before the row is written anew: a worker asks this many markers. */
@@ -142,7 +143,7 @@ export class PatchedRowMemory implements WatchMemory {
 		const staticData = this.main?.staticData;
 		const notebook = this.main?.notebook;
 		const mark = loadMark(staticData?.[MARK_KEY]);
-		const savedIds = Object.keys((staticData?.companies ?? {}) as object);
+		const savedIds = Object.keys(savedCompanies(staticData));
 		const failed = new Set(unchecked);
 		if (notebook && mark && mark.patches < this.limits.patches) {
 			// The patch this run appends: the companies that differ from the static data, and those it drops.
@@ -397,7 +398,10 @@ export class PatchedRowMemory implements WatchMemory {
 				} satisfies PatchMark;
 		}
 		await this.main?.notebook.remember(current, unchecked);
-		const companies = staticData?.companies as Record<string, unknown> | undefined;
-		if (companies) for (const id of this.unconfirmed) delete companies[id];
+		if (staticData && this.unconfirmed.length > 0) {
+			const companies = savedCompanies(staticData);
+			for (const id of this.unconfirmed) delete companies[id];
+			staticData.companies = JSON.stringify(companies);
+		}
 	}
 }

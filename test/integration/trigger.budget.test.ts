@@ -5,6 +5,7 @@ import type { Engine } from '../../harness/engine';
 import { triggerWorkflow } from '../../harness/fixtures';
 import { lookupClock } from '../support/lookupClock';
 import { sandboxEachTest } from '../support/sandboxEachTest';
+import { savedCompanies } from '../support/savedCompanies';
 
 const TRIGGER = 'Company Registry Trigger';
 
@@ -33,12 +34,8 @@ describe('Company Registry Trigger within n8n’s poll budget', () => {
 	let engine: Engine;
 	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
-	const remembered = () => {
-		const state = engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`] as
-			| { companies?: IDataObject }
-			| undefined;
-		return Object.keys(state?.companies ?? {}).length;
-	};
+	const remembered = () =>
+		Object.keys(savedCompanies(engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`])).length;
 
 	it('checks what the budget allows, goes on where it stopped, and reports each change once, none falsely', async () => {
 		// Two lookups a second (on the registry's time), one at a time: the twelve companies take 6 s, the

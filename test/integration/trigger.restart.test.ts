@@ -5,6 +5,7 @@ import type { Engine } from '../../harness/engine';
 import { triggerWorkflow } from '../../harness/fixtures';
 import { lookupClock } from '../support/lookupClock';
 import { sandboxEachTest } from '../support/sandboxEachTest';
+import { savedCompanies } from '../support/savedCompanies';
 
 const TRIGGER = 'Company Registry Trigger';
 
@@ -28,12 +29,8 @@ describe('Company Registry Trigger across a restart of n8n', () => {
 	let engine: Engine;
 	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
-	const savedCompanies = () => {
-		const state = engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`] as
-			| { companies?: IDataObject }
-			| undefined;
-		return Object.keys(state?.companies ?? {});
-	};
+	const savedIds = () =>
+		Object.keys(savedCompanies(engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`]));
 	const eventsOf = (result: Awaited<ReturnType<Engine['poll']>>) =>
 		(result?.[0] ?? []).map(
 			(item) => `${String(item.json.event)} ${String((item.json.lookup as IDataObject).companyId)}`,
@@ -47,7 +44,7 @@ describe('Company Registry Trigger across a restart of n8n', () => {
 			await engine.poll(workflow, TRIGGER, 'trigger', { pollBudgetMs: 2000 });
 
 		expect(eventsOf(await poll())).toEqual([]);
-		const atActivation = savedCompanies();
+		const atActivation = savedIds();
 		expect(atActivation.length).toBeLessThan(WATCHLIST.length);
 		const late = WATCHLIST.find(({ country, companyId }) => {
 			return !atActivation.includes(`${country}/${companyId}`);
@@ -92,7 +89,7 @@ describe('Company Registry Trigger across a restart of n8n', () => {
 				scheduler: 'durableCursors',
 			});
 		for (let round = 0; round < 7; round++) expect(await poll()).toBeNull();
-		expect(savedCompanies()).toHaveLength(WATCHLIST.length);
+		expect(savedIds()).toHaveLength(WATCHLIST.length);
 		const late = WATCHLIST[WATCHLIST.length - 1];
 		sandbox.changeCompany(late, { officialName: 'Renamed Between Polls Ltd' });
 		engine.restart();

@@ -7,6 +7,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Engine } from '../../harness/engine';
 import { engineFor, triggerWorkflow } from '../../harness/fixtures';
 import { sandboxEachTest } from '../support/sandboxEachTest';
+import { savedCompanies } from '../support/savedCompanies';
 
 const TRIGGER = 'Company Registry Trigger';
 
@@ -19,14 +20,8 @@ describe('Company Registry Trigger', () => {
 	it('records the watchlist on the first poll and starts nothing while nothing changes', async () => {
 		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
 		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
-		const state = engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`] as {
-			companies: IDataObject;
-		};
-		expect(Object.keys(state.companies).sort()).toEqual([
-			'de/HRB12345',
-			'gb/09876543',
-			'us:ca/C0806592',
-		]);
+		const companies = savedCompanies(engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`]);
+		expect(Object.keys(companies).sort()).toEqual(['de/HRB12345', 'gb/09876543', 'us:ca/C0806592']);
 		expect(sandbox.counters.tokenRequests).toBe(1);
 	});
 
@@ -99,10 +94,8 @@ describe('Company Registry Trigger', () => {
 	it('forgets a company taken off the list at once', async () => {
 		await engine.poll(triggerWorkflow(), TRIGGER);
 		await engine.poll(triggerWorkflow([{ country: 'de', companyId: 'HRB12345' }]), TRIGGER);
-		const state = engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`] as {
-			companies: IDataObject;
-		};
-		expect(Object.keys(state.companies)).toEqual(['de/HRB12345']);
+		const companies = savedCompanies(engine.staticDataOf('trigger-workflow')[`node:${TRIGGER}`]);
+		expect(Object.keys(companies)).toEqual(['de/HRB12345']);
 	});
 
 	it('"Fetch Test Event" returns the current state of the first company and remembers nothing', async () => {

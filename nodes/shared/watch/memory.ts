@@ -41,17 +41,31 @@ interface Logger {
 }
 
 /**
- * Checks the companies n8n loaded (they may be old, hand-edited or corrupt) and mends them in place:
- * entries that are not snapshots are dropped, so their companies start a new baseline instead of
- * producing a false change or crashing every run. Returns how many were dropped (a whole bad list counts one).
+ * The companies as saved: one JSON text (this version: savedText says why), or an object (earlier
+ * versions); none saved, none known. Text that does not parse is no list.
  */
-function repairCompanies(state: Record<string, unknown>): number {
-	const companies = state.companies;
-	if (companies === undefined) return 0;
-	if (typeof companies !== 'object' || companies === null || Array.isArray(companies)) {
-		state.companies = {};
-		return 1;
+function parseCompanies(saved: unknown): unknown {
+	if (saved === undefined) return {};
+	if (typeof saved !== 'string') return saved;
+	try {
+		return JSON.parse(saved) as unknown;
+	} catch {
+		return null;
 	}
+}
+
+/**
+ * Checks the companies n8n loaded (they may be old, hand-edited or corrupt) and mends them: entries that
+ * are not snapshots are dropped, so their companies start a new baseline instead of producing a false
+ * change or crashing every run. Says how many were dropped (a whole bad list counts one).
+ */
+function repairCompanies(state: Record<string, unknown>): {
+	companies: Record<string, unknown>;
+	dropped: number;
+} {
+	const companies = parseCompanies(state.companies);
+	if (typeof companies !== 'object' || companies === null || Array.isArray(companies))
+		return { companies: {}, dropped: 1 };
 	let dropped = 0;
 	const saved = companies as Record<string, unknown>;
 	for (const key of Object.keys(saved)) {
@@ -61,7 +75,7 @@ function repairCompanies(state: Record<string, unknown>): number {
 			dropped += 1;
 		}
 	}
-	return dropped;
+	return { companies: saved, dropped };
 }
 
 /**
@@ -89,16 +103,25 @@ function isPlainSnapshot(value: unknown): boolean {
 export function loadWatchState(
 	staticData: Record<string, unknown>,
 	logger: Logger,
-): { companies?: Record<string, CompanySnapshot> } {
-	const dropped = repairCompanies(staticData);
+): { companies: Record<string, CompanySnapshot> } {
+	const { companies, dropped } = repairCompanies(staticData);
 	if (dropped > 0) {
 		logger.warn(
 			'Company Registry: the saved watch state had entries that are not company snapshots; they were dropped and start a new baseline',
 			{ dropped },
 		);
 	}
-	return staticData as { companies?: Record<string, CompanySnapshot> };
+	return { companies: companies as Record<string, CompanySnapshot> };
 }
+
+/**
+ * The companies as the static data saves them: one JSON text. n8n 2.41.1 wraps every object of a
+ * workflow's static data in a Proxy of its own when it loads it (n8n-workflow's ObservableObject, to
+ * notice changes), and serialises the data through them when it saves: an object per company cost a
+ * 100,000-company watch some 1.5 s a run (`npm run bench -- --scenario watch`); one text costs n8n
+ * nothing of the kind, and the package parses and writes it as plain JSON.
+ */
+const savedText = (companies: Record<string, CompanySnapshot>): string => JSON.stringify(companies);
 
 /**
  * What the static data says of the processed-items store's row that the run which saved it wrote
@@ -130,7 +153,7 @@ function loadRowMark(saved: unknown): RowMark | undefined {
  */
 export class StaticDataMemory implements WatchMemory {
 	/**
-	 * The companies as n8n loaded them, mended, looked up in place: a Map of them cost a 100,000-company
+	 * The companies as saved, parsed and mended, looked up in place: a Map of them cost a 100,000-company
 	 * list some 6 MB of garbage a run (its tables, grown by doubling), which the process's peak carries.
 	 */
 	private readonly companies: Record<string, CompanySnapshot>;
@@ -146,7 +169,7 @@ export class StaticDataMemory implements WatchMemory {
 		logger: Logger,
 		private readonly keep: (id: string, snapshot: CompanySnapshot) => boolean,
 	) {
-		this.companies = loadWatchState(staticData, logger).companies ?? {};
+		this.companies = loadWatchState(staticData, logger).companies;
 		this.rowMark = loadRowMark(staticData.storeRow);
 	}
 
@@ -200,8 +223,8 @@ export class StaticDataMemory implements WatchMemory {
 			else next[id] = snapshot;
 		});
 		// n8n notices changes to static data only through the objects it handed out: assigning the list
-		// marks the state changed, so n8n saves it whole.
-		this.staticData.companies = next;
+		// marks the state changed, so n8n saves it.
+		this.staticData.companies = savedText(next);
 		if (this.rowKept) this.staticData.storeRow = this.nextRowMark ?? {};
 		else if ('storeRow' in this.staticData) delete this.staticData.storeRow;
 	}

@@ -8,6 +8,7 @@ import {
 	type ScriptedRegistry,
 } from '../../support/scriptedRegistry';
 import { scriptedEngine } from '../../support/scriptedEngine';
+import { savedCompanies } from '../../support/savedCompanies';
 
 // Red team: the trigger's static data is loaded as it was saved, also from an older version, a
 // hand-edited workflow or an imported one (a workflow's JSON carries its static data). A `failing`
@@ -65,9 +66,13 @@ describe("a tampered 'failing' entry in the trigger's static data", () => {
 		await engine.poll(triggerWorkflow(WATCHLIST), TRIGGER);
 		const saved = engine.staticDataOf('trigger-workflow');
 		const nodeKey = Object.keys(saved).find((key) => key.includes(TRIGGER))!;
-		const companies = (saved[nodeKey] as IDataObject).companies as Record<string, IDataObject>;
+		const companies = savedCompanies(saved[nodeKey]);
 		companies['de/HRB12345'] = { ...companies['de/HRB12345'], d: 1e12 };
+		(saved[nodeKey] as IDataObject).companies = JSON.stringify(companies);
 		engine.setStaticData(saved, 'trigger-workflow');
+		expect(
+			savedCompanies(engine.staticDataOf('trigger-workflow')[nodeKey])['de/HRB12345'],
+		).toMatchObject({ d: 1e12 });
 		engine.restart();
 
 		failing = true;

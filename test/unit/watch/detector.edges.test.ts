@@ -2,6 +2,7 @@ import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
 import { detectChanges } from '../../../nodes/shared/watch/detector';
 import { loadWatchState, StaticDataMemory } from '../../../nodes/shared/watch/memory';
 import { MAX_DAY } from '../../../nodes/shared/watch/snapshot';
+import { savedCompanies } from '../../support/savedCompanies';
 
 // The change detector over the static-data memory, case by case: several rows of one company, first
 // sightings, failed checks keeping what was known, what the memory keeps and drops, and the saved state
@@ -42,7 +43,7 @@ describe('the change detector', () => {
 		// A first sighting names no field and no change.
 		expect(found[0].change).toStrictEqual({ event: 'firstSeen', changedFields: [], changes: {} });
 		expect(found[0]).not.toHaveProperty('previous');
-		expect(staticData.companies).toStrictEqual({
+		expect(savedCompanies(staticData)).toStrictEqual({
 			'de/A': { s: 'A', n: 'Alpha GmbH', d: 5 },
 			'de/B': { s: 'A', n: 'Alpha GmbH', d: 5 },
 		});
@@ -91,7 +92,7 @@ describe('the change detector', () => {
 			};
 			await run('Active', 1);
 			expect(await run('Active', 4)).toEqual([]);
-			expect(staticData.companies).toStrictEqual({
+			expect(savedCompanies(staticData)).toStrictEqual({
 				'de/A': { s: 'A', n: 'Alpha GmbH', d: 4 },
 				'de/B': { s: 'A', n: 'Alpha GmbH', d: 4 },
 			});
@@ -146,12 +147,12 @@ describe('the change detector', () => {
 			1,
 		);
 		expect(await run([['B', 'Active']], ['A', 'A'], 2)).toEqual([]);
-		expect(Object.keys(staticData.companies as object).sort()).toEqual(['de/A', 'de/B']);
+		expect(Object.keys(savedCompanies(staticData)).sort()).toEqual(['de/A', 'de/B']);
 		const found = await run([['A', 'Inactive']], [], 3);
 		expect(found.map((change) => change.change.event)).toEqual(['turnedInactive']);
 		expect(found[0].previous).toStrictEqual({ s: 'A', n: 'Alpha GmbH', d: 1 });
 		// B was neither checked nor failed, and the memory keeps no such company.
-		expect(Object.keys(staticData.companies as object)).toEqual(['de/A']);
+		expect(Object.keys(savedCompanies(staticData))).toEqual(['de/A']);
 	});
 
 	it('a company checked on one row and failed on another counts as checked', async () => {
@@ -165,7 +166,7 @@ describe('the change detector', () => {
 			{ now: new Date(2 * DAY_MS), reportFirstSightings: false },
 		);
 		expect(found.map((change) => change.change.event)).toEqual(['turnedInactive']);
-		expect(staticData.companies).toStrictEqual({ 'de/A': { s: 'I', n: 'Alpha GmbH', d: 2 } });
+		expect(savedCompanies(staticData)).toStrictEqual({ 'de/A': { s: 'I', n: 'Alpha GmbH', d: 2 } });
 	});
 });
 
@@ -190,7 +191,7 @@ describe('the static-data memory', () => {
 		expect(memory.saved('de/C')).toBeUndefined();
 		expect(memory.saved('toString')).toBeUndefined();
 		await memory.remember(current, []);
-		expect(staticData.companies).toStrictEqual({
+		expect(savedCompanies(staticData)).toStrictEqual({
 			'de/B': { s: 'I', d: 2 },
 			'de/C': { s: 'A', d: 3 },
 		});
@@ -210,8 +211,9 @@ describe('the static-data memory', () => {
 		const warnings: string[] = [];
 		const staticData: Record<string, unknown> = {};
 		expect(loadWatchState(staticData, { warn: (message) => warnings.push(message) })).toStrictEqual(
-			{},
+			{ companies: {} },
 		);
+		expect(staticData).toStrictEqual({});
 		expect(warnings).toEqual([]);
 	});
 
@@ -293,7 +295,7 @@ describe('the saved watch state it refuses to trust', () => {
 		]);
 		const staticData: Record<string, unknown> = { companies };
 		await new StaticDataMemory(staticData, silent, () => true).remember(new Map(), []);
-		expect(staticData.companies).toStrictEqual({ 'de/A': { s: 'A', d: 1 } });
+		expect(savedCompanies(staticData)).toStrictEqual({ 'de/A': { s: 'A', d: 1 } });
 		const onlyInherited = Object.create({ inherited: { s: 'A', d: 1 } }) as Record<string, unknown>;
 		expect(
 			new StaticDataMemory({ companies: onlyInherited }, silent, () => true).kept(new Map()),
