@@ -3,6 +3,9 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
+import type { IDataObject } from 'n8n-workflow';
+
+import { savedCompanies } from '../../support/savedCompanies';
 import { n8nDir, waitFor } from '../lib/realN8n';
 import type { RunningPostgres } from '../lib/queueServices';
 import type { Cluster } from './cluster';
@@ -133,6 +136,24 @@ export async function staticDataOf(pg: RunningPostgres, workflowId: string): Pro
 			`select coalesce("staticData"::text, '') from workflow_entity where id = '${workflowId}'`,
 		)
 	).trim();
+}
+
+/**
+ * A company's snapshot as a node of the workflow saved it in the static data (memory.ts saves the
+ * companies as one JSON text), or undefined.
+ */
+export async function savedSnapshotOf(
+	pg: RunningPostgres,
+	workflowId: string,
+	companyKey: string,
+): Promise<IDataObject | undefined> {
+	const text = await staticDataOf(pg, workflowId);
+	const nodes = (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
+	for (const state of Object.values(nodes)) {
+		const snapshot = savedCompanies(state)[companyKey];
+		if (snapshot) return snapshot;
+	}
+	return undefined;
 }
 
 /** The watch's entries in n8n's processed-items store (the deduplication helpers' table), as text. */

@@ -15,7 +15,7 @@ import {
 	processedEntriesOf,
 	runDataOf,
 	startAndWait,
-	staticDataOf,
+	savedSnapshotOf,
 } from '../executions';
 import { REGISTERED } from '../sheets';
 
@@ -39,7 +39,7 @@ export async function scenarioOverlappingWatch(cluster: Cluster, sandbox: Sandbo
 		`the baseline watch run succeeded (${baseline.executions[0].status})`,
 	);
 	check(
-		/"fr\/809123458":\{"s":"A"/.test(await staticDataOf(cluster.pg, 'queueWatch')),
+		(await savedSnapshotOf(cluster.pg, 'queueWatch', 'fr/809123458'))?.s === 'A',
 		"the baseline run saved fr/809123458 as Active in the workflow's static data",
 	);
 	const entries = await processedEntriesOf(cluster.pg, 'queueWatch');

@@ -12,7 +12,7 @@ import {
 	postToWebhook,
 	runDataOf,
 	startAndWait,
-	staticDataOf,
+	savedSnapshotOf,
 	watchMemoryOf,
 	type Execution,
 } from '../executions';
@@ -110,7 +110,7 @@ export async function scenarioKilledWorker(cluster: Cluster, sandbox: Sandbox): 
 		`the next run reports de/HRB20481 turning Inactive once (${describeEvents(events)})`,
 	);
 	check(
-		/"de\/HRB20481":\{"s":"I"/.test(await staticDataOf(cluster.pg, 'queueSheetWatch')),
+		(await savedSnapshotOf(cluster.pg, 'queueSheetWatch', 'de/HRB20481'))?.s === 'I',
 		'the next run saved de/HRB20481 as Inactive: the state is whole again',
 	);
 	const again = await startAndWait(cluster, 'queueSheetWatch', 'queue-sheet-watch', [
