@@ -41,7 +41,8 @@ async function floorRuns(
 		);
 		companies[id] = { s: 'A', n: name, a: address, d: 20_000 };
 	}
-	let saved = JSON.stringify({ companies });
+	// As memory.ts saves them: the companies one JSON text in the static data, which n8n reads and writes.
+	let saved = JSON.stringify({ companies: JSON.stringify(companies) });
 	const changed = entries.filter((_, index) => index % 300 < 3);
 	const rssOfScaffolding = process.memoryUsage().rss - rssAtStart;
 	const context = { workflow: { id: 'floor' }, node: { id: 'floor' } } as never;

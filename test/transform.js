@@ -15,8 +15,9 @@ const OPTIONS = {
 	sourcemap: true,
 	// As tsc compiles import() for CommonJS: a require, since jest runs no ES modules here.
 	supported: { 'dynamic-import': false },
-	// As tsc compiles for es2022 (tsconfig.json): class fields are defined, not assigned.
-	tsconfigRaw: { compilerOptions: { useDefineForClassFields: true } },
+	// As tsc compiles for es2022 (tsconfig.json): class fields are defined, not assigned; and every module
+	// strict, as `strict` makes tsc emit it (sloppy, an assignment into a text does nothing instead of throwing).
+	tsconfigRaw: { compilerOptions: { useDefineForClassFields: true, alwaysStrict: true } },
 };
 const VERSION = createHash('sha1')
 	.update(esbuild.version)

@@ -35,6 +35,27 @@ describe('Company Registry Trigger', () => {
 		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
 	});
 
+	// An earlier version saved an object per company; this one one JSON text (memory.ts says why). An
+	// upgrade restarts n8n, which activates the trigger anew from what was saved.
+	it('reads the companies as an earlier version saved them (an object each): a change across the upgrade is reported once, and the companies are saved as one text', async () => {
+		await engine.poll(triggerWorkflow(), TRIGGER);
+		const key = `node:${TRIGGER}`;
+		const saved = engine.staticDataOf('trigger-workflow');
+		const nodeState = saved[key] as IDataObject;
+		nodeState.companies = savedCompanies(nodeState);
+		engine.setStaticData(saved, 'trigger-workflow');
+		engine.restart();
+		sandbox.changeCompany({ country: 'gb', companyId: '09876543' }, { status: 'Active' });
+		const changed = await engine.poll(triggerWorkflow(), TRIGGER);
+		expect(changed?.[0].map((item) => item.json.event)).toEqual(['turnedActive']);
+		const after = engine.staticDataOf('trigger-workflow')[key] as IDataObject;
+		expect(typeof after.companies).toBe('string');
+		expect(savedCompanies(after)['gb/09876543']).toMatchObject({ s: 'A' });
+		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
+		engine.restart();
+		expect(await engine.poll(triggerWorkflow(), TRIGGER)).toBeNull();
+	});
+
 	it('a watchlist entry that is not well-formed text fails the poll with a message naming the entry, before any request', async () => {
 		const workflow = triggerWorkflow([
 			{ country: 'de', companyId: 'HRB12345' },

@@ -229,22 +229,25 @@ describe('the static-data memory', () => {
 	});
 });
 
+/** Snapshots a saved list may hold that are none: each is dropped, in either form of the list. */
+const UNTRUSTED: Array<[string, unknown]> = [
+	['a day below 0', { s: 'A', d: -1 }],
+	['a day that is not whole', { s: 'A', d: 1.5 }],
+	['a day past the last a date can hold', { s: 'A', d: MAX_DAY + 1 }],
+	['a day that is text', { s: 'A', d: '1' }],
+	['no day', { s: 'A' }],
+	['a name that is not text', { s: 'A', n: 5, d: 1 }],
+	['an address that is not text', { s: 'A', a: ['x'], d: 1 }],
+	['an unknown status', { s: 'X', d: 1 }],
+	['an empty status', { s: '', d: 1 }],
+	['no status', { d: 1 }],
+	['null', null],
+	['nothing', undefined],
+	['a number', 7],
+];
+
 describe('the saved watch state it refuses to trust', () => {
-	it.each([
-		['a day below 0', { s: 'A', d: -1 }],
-		['a day that is not whole', { s: 'A', d: 1.5 }],
-		['a day past the last a date can hold', { s: 'A', d: MAX_DAY + 1 }],
-		['a day that is text', { s: 'A', d: '1' }],
-		['no day', { s: 'A' }],
-		['a name that is not text', { s: 'A', n: 5, d: 1 }],
-		['an address that is not text', { s: 'A', a: ['x'], d: 1 }],
-		['an unknown status', { s: 'X', d: 1 }],
-		['an empty status', { s: '', d: 1 }],
-		['no status', { d: 1 }],
-		['null', null],
-		['nothing', undefined],
-		['a number', 7],
-	])('drops a company saved with %s, and says so', (_label, snapshot) => {
+	it.each(UNTRUSTED)('drops a company saved with %s, and says so', (_label, snapshot) => {
 		const warnings: Array<{ message: string; meta?: object }> = [];
 		const state = loadWatchState(
 			{ companies: { 'de/A': { s: 'N', d: 1 }, 'de/B': snapshot } },
@@ -300,5 +303,106 @@ describe('the saved watch state it refuses to trust', () => {
 		expect(
 			new StaticDataMemory({ companies: onlyInherited }, silent, () => true).kept(new Map()),
 		).toEqual([]);
+	});
+});
+
+// This version saves the companies as one JSON text (memory.ts: savedText). A text is checked as an
+// object is: an entry that is no snapshot is dropped, whoever wrote the text (an import, a hand edit, n8n).
+describe('the companies saved as one text', () => {
+	const warningsOf = (companies: unknown) => {
+		const metas: unknown[] = [];
+		const state = loadWatchState({ companies }, { warn: (_m, meta) => metas.push(meta) });
+		return { companies: state.companies, metas };
+	};
+
+	it.each(UNTRUSTED.filter(([, snapshot]) => snapshot !== undefined))(
+		'drops a company saved in the text with %s, and says so',
+		(_label, snapshot) => {
+			const { companies, metas } = warningsOf(
+				JSON.stringify({ 'de/A': { s: 'N', d: 1 }, 'de/B': snapshot }),
+			);
+			expect(companies).toStrictEqual({ 'de/A': { s: 'N', d: 1 } });
+			expect(metas).toEqual([{ dropped: 1 }]);
+		},
+	);
+
+	it('an empty list is no broken state: no company, no warning', () => {
+		expect(warningsOf('{}')).toStrictEqual({ companies: {}, metas: [] });
+	});
+
+	it.each([
+		['an empty text', ''],
+		['a text cut short', JSON.stringify({ 'de/A': { s: 'N', d: 1 } }).slice(0, 12)],
+		['the text of a text', JSON.stringify(JSON.stringify({ 'de/A': { s: 'N', d: 1 } }))],
+		['the text of a list', '[{"s":"A","d":1}]'],
+		['the text of null', 'null'],
+		['the text of a number', '7'],
+	])('%s is no list: no company, the whole list one dropped entry', (_label, text) => {
+		expect(warningsOf(text)).toStrictEqual({ companies: {}, metas: [{ dropped: 1 }] });
+	});
+
+	// JSON.parse makes `"__proto__"` an own entry (an object literal or an assignment would set the list's
+	// prototype instead): company keys always hold a '/', but an imported or hand-edited text may hold any.
+	it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+		"a company keyed '%s' (what every object inherits) is a company like any other",
+		async (id) => {
+			const snapshot = { s: 'A', n: 'Alpha GmbH', d: 1 };
+			const text = `{${JSON.stringify(id)}:${JSON.stringify(snapshot)},"de/A":{"s":"I","d":1}}`;
+			const staticData: Record<string, unknown> = { companies: text };
+			const memory = new StaticDataMemory(staticData, silent, (kept) => kept === id);
+			expect(memory.saved(id)).toStrictEqual(snapshot);
+			expect(memory.saved('de/A')).toStrictEqual({ s: 'I', d: 1 });
+			expect(memory.kept(new Map())).toEqual([id]);
+			await memory.remember(new Map([['de/B', { s: 'A' as const, d: 2 }]]), []);
+			// As saved: its own entry, the list's prototype untouched (entries, not an object literal, which
+			// would read `__proto__` as the prototype).
+			const saved = savedCompanies(staticData);
+			expect(Object.entries(saved)).toStrictEqual([
+				[id, snapshot],
+				['de/B', { s: 'A', d: 2 }],
+			]);
+			expect(Object.getPrototypeOf(saved)).toBe(Object.prototype);
+			// Not kept: dropped as any other company.
+			const next = new StaticDataMemory(staticData, silent, keepNone);
+			await next.remember(new Map(), []);
+			expect(staticData.companies).toBe('{}');
+		},
+	);
+
+	// What registries put in names and addresses, through n8n's save (JSON of the static data, the text in it
+	// escaped once more) and load: the same text, so the same company is no change.
+	it.each([
+		['quotes and backslashes', 'Smith "The Mill" \\ Sons Ltd'],
+		['line and paragraph separators', 'Alpha\u2028Beta\u2029GmbH'],
+		['a lone surrogate (a name cut in the middle of a pair)', 'Alpha \ud83d'],
+		['a low surrogate alone', '\ude00 Alpha'],
+		['NUL and control characters', 'Alpha\u0000\u0001\t\nGmbH'],
+		['a pair (an emoji) and letters of other scripts', 'Αλφα 株式会社 \ud83d\ude00'],
+	])('a name with %s comes back as it was: no change', async (_label, officialName) => {
+		let staticData: Record<string, unknown> = {};
+		const run = async (day: number) => {
+			staticData = JSON.parse(JSON.stringify(staticData)) as Record<string, unknown>;
+			return await detectChanges(
+				new StaticDataMemory(staticData, silent, keepNone),
+				[{ key: key('A'), record: record('Active', officialName), itemIndex: 0 }],
+				[],
+				{ now: new Date(day * DAY_MS), reportFirstSightings: false },
+			);
+		};
+		expect(await run(1)).toEqual([]);
+		expect(savedCompanies(staticData)['de/A']).toStrictEqual({ s: 'A', n: officialName, d: 1 });
+		expect(await run(2)).toEqual([]);
+		const renamed = await detectChanges(
+			new StaticDataMemory(
+				JSON.parse(JSON.stringify(staticData)) as Record<string, unknown>,
+				silent,
+				keepNone,
+			),
+			[{ key: key('A'), record: record('Active', `${officialName} AG`), itemIndex: 0 }],
+			[],
+			{ now: new Date(3 * DAY_MS), reportFirstSightings: false },
+		);
+		expect(renamed.map((found) => found.change.changedFields)).toEqual([['officialName']]);
+		expect(renamed[0].previous).toStrictEqual({ s: 'A', n: officialName, d: 2 });
 	});
 });
