@@ -25,7 +25,7 @@ import { toLookupKey, type LookupKey } from '../shared/model/lookupKey';
 import { detectChanges } from '../shared/watch/detector';
 import { realClock, type Clock } from '../shared/transport/wait';
 import { checkFailedItemJson, failedChecksToReport } from '../shared/watch/failedChecks';
-import { StaticDataMemory } from '../shared/watch/memory';
+import { nodeStaticData, StaticDataMemory } from '../shared/watch/memory';
 import { budgetedPoll, outlastedBudget, pollBudgetMs } from './pollBudget';
 import { isFirstPollOn, quietPollResult } from './pollSave';
 import { FIRST_SEEN, changeItemJson, watchKey } from '../shared/watch/snapshot';
@@ -143,7 +143,7 @@ async function pollWatchlist(
 	const manual = context.getMode() === 'manual';
 	if (manual) return await testEvent(context, keys[0], options, clock);
 
-	const staticData = context.getWorkflowStaticData('node');
+	const staticData = nodeStaticData(context);
 	const firstPollOn = isFirstPollOn(staticData);
 	const budgetMs = pollBudgetMs(context);
 	// n8n's poll timer does not wait for a poll still running: the poll in its budget has the list.

@@ -1,3 +1,5 @@
+import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
+
 import {
 	companySnapshotSchema,
 	MAX_DAY,
@@ -122,6 +124,36 @@ export function loadWatchState(
  * nothing of the kind, and the package parses and writes it as plain JSON.
  */
 const savedText = (companies: Record<string, CompanySnapshot>): string => JSON.stringify(companies);
+
+/** What a node's state in the static data is, said to a user where it is not an object. */
+function kindOf(state: unknown): string {
+	if (state === null) return 'null';
+	if (Array.isArray(state)) return 'a list';
+	return typeof state === 'string' ? 'a text' : `a ${typeof state}`;
+}
+
+/**
+ * The node's own state in the workflow's static data (n8n keeps it under `node:<name>`), which n8n makes
+ * an object. An imported or hand-edited workflow may hold anything there, and the node gets only that
+ * value: it cannot mend it, so it fails the run saying what to remove (on a text or null every run failed
+ * with a TypeError; on a list the trigger's memory was not saved, so no change was reported after a restart).
+ */
+export function nodeStaticData(context: {
+	getWorkflowStaticData(type: 'node'): IDataObject;
+	getNode(): INode;
+}): IDataObject {
+	const state: unknown = context.getWorkflowStaticData('node');
+	if (typeof state === 'object' && state !== null && !Array.isArray(state))
+		return state as IDataObject;
+	const node = context.getNode();
+	throw new NodeOperationError(
+		node,
+		`The node's saved state in the workflow's static data is ${kindOf(state)}, not an object`,
+		{
+			description: `An imported or hand-edited workflow can hold this. Rename the node to start a new baseline, or remove "node:${node.name}" from the workflow's staticData (export the workflow, edit it, import it again).`,
+		},
+	);
+}
 
 /**
  * What the static data says of the processed-items store's row that the run which saved it wrote

@@ -8,20 +8,17 @@ import { sandboxEachTest } from '../../support/sandboxEachTest';
 
 // Red team (textred): a workflow's static data holds each node's state under `node:<name>`, an object n8n
 // makes. An imported or hand-edited workflow may hold anything there (a user who read that the companies
-// are now "one JSON text" may put the text there), and n8n hands the node the value as it is. Neither node
-// checks it. Known holes, kept as it.failing (each a story of what the node should do: report the change,
-// or say the static data is not usable, naming it). What it does now, under n8n's strict modules
-// (test/transform.js):
-// - a text (or a number): Watch for Changes fails every looked-up company with "The watch's memory in
+// are now "one JSON text" may put the text there), and n8n hands the node the value as it is. Before
+// nodeStaticData (memory.ts), neither node checked it (each story failed then, under n8n's strict modules):
+// - a text (or a number): Watch for Changes failed every looked-up company with "The watch's memory in
 //   n8n's database could not be read or saved" (a TypeError: a property set on a text), every run; the
-//   trigger fails every poll with "Invalid value used in weak set" (pollSave.ts's first-poll record);
-// - null: both fail every run reading `companies` of null;
-// - a list: the trigger sets `companies` on it, which n8n's JSON of the static data leaves out: it keeps
-//   its memory only in the Workflow object n8n holds; after a restart each poll is a new baseline and no
-//   change is reported, without a word. (Watch for Changes on a list reports from n8n's store.)
-// The node cannot mend it (it gets no handle on the static data above its own entry); a fix is a check
-// where each node reads it (watch.operation.ts's watchMemory, the trigger's poll) failing the run with
-// what to remove.
+//   trigger failed every poll with "Invalid value used in weak set" (pollSave.ts's first-poll record);
+// - null: both failed every run reading `companies` of null;
+// - a list: the trigger set `companies` on it, which n8n's JSON of the static data leaves out: it kept
+//   its memory only in the Workflow object n8n holds; after a restart each poll was a new baseline and no
+//   change was reported, without a word.
+// The node cannot mend it (it gets no handle on the static data above its own entry): it fails the run
+// naming the static data and what to remove, before any lookup.
 
 const TRIGGER = 'Company Registry Trigger';
 const WATCHED = [{ country: 'gb', companyId: '04417982' }];
@@ -31,56 +28,68 @@ describe("a node's state in the static data that is not an object", () => {
 	let engine: Engine;
 	sandboxEachTest((running) => ({ sandbox, engine } = running));
 
-	const watch = async () => {
-		const result = await engine.execute(loadWorkflow('test/workflows/watch-companies.json'), {
-			rows: WATCHED,
-			mode: 'trigger',
-		});
+	const watch = async (onError?: 'continueErrorOutput') => {
+		const workflow = loadWorkflow('test/workflows/watch-companies.json');
+		if (onError) workflow.nodes.find((node) => node.name === REGISTRY_NODE)!.onError = onError;
+		const result = await engine.execute(workflow, { rows: WATCHED, mode: 'trigger' });
 		return {
-			changes: result.outputOf(REGISTRY_NODE)[0] ?? [],
+			outputs: result.outputOf(REGISTRY_NODE),
 			error: result.errorOf(REGISTRY_NODE),
 		};
 	};
+	const saysSo = (label: string) =>
+		`The node's saved state in the workflow's static data is ${label}, not an object`;
 
-	it.failing.each([
+	it.each([
 		['a text', '{"gb/04417982":{"s":"A","d":20000}}'],
 		['null', null],
+		['a list', []],
+		['a number', 7],
 	])(
-		'Watch for Changes, its state %s: the run says the static data is not usable',
-		async (_label, state) => {
+		'Watch for Changes, its state %s: the run says the static data is not usable, before any lookup',
+		async (label, state) => {
 			engine.setStaticData(
 				{ [`node:${REGISTRY_NODE}`]: state as unknown as IDataObject },
 				'watch-workflow',
 			);
-			await watch();
-			sandbox.changeCompany(WATCHED[0], { status: 'Inactive' });
-			const { changes, error } = await watch();
-			// Either the change is reported or the run names the static data; now neither.
-			expect(changes.length === 1 || /static data/.test(String(error?.message))).toBe(true);
+			const { outputs, error } = await watch();
+			expect(error?.message).toBe(saysSo(label));
+			expect(error?.description).toContain(`remove "node:${REGISTRY_NODE}"`);
+			expect(outputs.flat()).toEqual([]);
+			expect(sandbox.counters.lookups).toBe(0);
 		},
 	);
 
-	it.failing.each([
+	it('Watch for Changes under Continue (error output): each row leaves as an error item saying so', async () => {
+		engine.setStaticData(
+			{ [`node:${REGISTRY_NODE}`]: 'corrupt' as unknown as IDataObject },
+			'watch-workflow',
+		);
+		const { outputs, error } = await watch('continueErrorOutput');
+		expect(error).toBeUndefined();
+		expect(outputs[0]).toEqual([]);
+		expect(outputs[1].map((item) => [item.json.error, item.pairedItem])).toEqual([
+			[saysSo('a text'), { item: 0 }],
+		]);
+	});
+
+	it.each([
 		['a list', []],
 		['a text', '{"gb/04417982":{"s":"A","d":20000}}'],
 		['null', null],
 	])(
 		'the trigger, its state %s: the poll says the static data is not usable',
-		async (_label, state) => {
+		async (label, state) => {
 			const workflow = triggerWorkflow([{ country: 'gb', companyId: '09876543' }]);
 			engine.setStaticData(
 				{ [`node:${TRIGGER}`]: state as unknown as IDataObject },
 				'trigger-workflow',
 			);
-			const poll = async () => await engine.poll(workflow, TRIGGER);
-			const first = await poll().catch((error: Error) => error);
-			// n8n restarted: the trigger is activated anew from what was saved.
-			engine.restart();
-			sandbox.changeCompany({ country: 'gb', companyId: '09876543' }, { status: 'Active' });
-			const second = await poll().catch((error: Error) => error);
-			const named = (outcome: unknown) =>
-				outcome instanceof Error && /static data/.test(outcome.message);
-			expect(named(first) || (Array.isArray(second) && second[0].length === 1)).toBe(true);
+			const failed = await engine.poll(workflow, TRIGGER).then(
+				() => undefined,
+				(error: Error) => error,
+			);
+			expect(failed?.message).toBe(saysSo(label));
 		},
 	);
 });

@@ -1,4 +1,6 @@
-import { loadWatchState } from '../../../nodes/shared/watch/memory';
+import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
+
+import { loadWatchState, nodeStaticData } from '../../../nodes/shared/watch/memory';
 import { compareSnapshots, watchKey } from '../../../nodes/shared/watch/snapshot';
 
 describe('watch key', () => {
@@ -59,6 +61,48 @@ describe('loading the saved watch state', () => {
 		const data = { companies: { 'de/A': { s: 'I', n: 'A GmbH', a: 'Street 1', d: 20_000 } } };
 		expect(loadWatchState(data, log)).toEqual(data);
 		expect(log.lines).toEqual([]);
+	});
+});
+
+describe("the node's state in the static data", () => {
+	const node = { name: 'Watch Suppliers' } as INode;
+	const contextWith = (state: unknown) => ({
+		getWorkflowStaticData: (type: 'node') => {
+			expect(type).toBe('node');
+			return state as IDataObject;
+		},
+		getNode: () => node,
+	});
+
+	it('is handed back as n8n gave it where it is an object', () => {
+		const state = { companies: '{}' };
+		expect(nodeStaticData(contextWith(state))).toBe(state);
+		const empty = {};
+		expect(nodeStaticData(contextWith(empty))).toBe(empty);
+	});
+
+	it.each([
+		['a text', '{"gb/04417982":{"s":"A","d":20000}}'],
+		['null', null],
+		['a list', []],
+		['a number', 7],
+		['a boolean', true],
+	])('fails the run where it is %s, naming it and what to remove', (label, state) => {
+		let thrown: unknown;
+		try {
+			nodeStaticData(contextWith(state));
+		} catch (error) {
+			thrown = error;
+		}
+		expect(thrown).toBeInstanceOf(NodeOperationError);
+		const error = thrown as NodeOperationError;
+		expect(error.message).toBe(
+			`The node's saved state in the workflow's static data is ${label}, not an object`,
+		);
+		expect(error.description).toBe(
+			'An imported or hand-edited workflow can hold this. Rename the node to start a new baseline, or remove "node:Watch Suppliers" from the workflow\'s staticData (export the workflow, edit it, import it again).',
+		);
+		expect(error.node).toBe(node);
 	});
 });
 

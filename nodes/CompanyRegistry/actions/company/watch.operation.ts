@@ -21,7 +21,7 @@ import {
 	type RequestOptionValues,
 } from '../../../shared/lookupPipeline';
 import { detectChanges } from '../../../shared/watch/detector';
-import { StaticDataMemory, type WatchMemory } from '../../../shared/watch/memory';
+import { nodeStaticData, StaticDataMemory, type WatchMemory } from '../../../shared/watch/memory';
 import { ProcessedItemsMemory } from '../../../shared/watch/processedItemsMemory';
 import { StoreTurn } from '../../../shared/watch/storeTurns';
 import type { ProcessedItemsStore } from '../../../shared/watch/storeRow';
@@ -89,6 +89,8 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	const continueOnFail = this.continueOnFail();
 	const options = sharedOptions<WatchOptions>(this);
+	// Before any lookup: a state the node cannot use fails the run (the router gives each row its error).
+	const state = nodeStaticData(this);
 	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: false });
 	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
 	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
@@ -97,7 +99,7 @@ export async function execute(
 	if (!continueOnFail && looked.length === 0 && failures.length > 0) throw failures[0].error;
 
 	const now = new Date(clock.now());
-	const { memory, notebook, turn } = watchMemory(this, options, now, clock);
+	const { memory, notebook, turn } = watchMemory(this, state, options, now, clock);
 	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
 	// Read before the memory is written: the day of each failing company's last successful check. A
 	// company listed twice counts once, as its changes do: one checkFailed item, on its first row.
@@ -184,6 +186,8 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  */
 function watchMemory(
 	context: IExecuteFunctions,
+	/** The node's state in the static data (nodeStaticData). */
+	state: IDataObject,
 	options: WatchOptions,
 	now: Date,
 	clock: Clock,
@@ -196,7 +200,7 @@ function watchMemory(
 	const days = Number(options.forgetAfterDays) || 0;
 	const today = dayNumber(now);
 	const staticData = new StaticDataMemory(
-		context.getWorkflowStaticData('node'),
+		state,
 		context.logger,
 		(_id, snapshot) => days <= 0 || today - snapshot.d <= days,
 	);
