@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import type {
-	Recollection,
-	Recollections,
-	RowMark,
-	StaticDataMemory,
-	WatchMemory,
-} from './memory';
+import type { Recollection, Recollections, RowMark, StaticDataMemory, WatchMemory } from './memory';
 import { sameText, type CompanySnapshot, type PreviousSnapshot } from './snapshot';
 import { BLOCK_SIZE, blocksOf, pushRowOf, type Blocks } from './storeBlocks';
 import {
@@ -284,7 +278,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		if (markEntry && !rowAsMarked) {
 			// Another run wrote the row since (a worker, a run whose static data was lost), or patched it: all is
 			// asked (a patch asked none of the companies' entries), and the patches.
-			const [from, absentFrom] = patch ? [0, 0] : [asked.entries.length, absentAsked.entries.length];
+			const [from, absentFrom] = patch
+				? [0, 0]
+				: [asked.entries.length, absentAsked.entries.length];
 			for (const id of deferred) asked.add(id, current.get(id)!);
 			for (const id of absentDeferred) absentAsked.add(id, saved(id)!);
 			const emptied = rowEmptiedEntry(mark!);
@@ -491,8 +487,15 @@ export class ProcessedItemsMemory implements WatchMemory {
 				if (storeIsNew && before && staticDataIsMemory) known.set(id, { previous: before });
 				continue;
 			}
-			recollect(id, now, before, status, held, answers.has(detailsUnknownEntry(id)), (field, text) =>
-				[entry(id, field, foldedOf(text)), ...earlierEntries(id, field, text)].some(answers.has),
+			recollect(
+				id,
+				now,
+				before,
+				status,
+				held,
+				answers.has(detailsUnknownEntry(id)),
+				(field, text) =>
+					[entry(id, field, foldedOf(text)), ...earlierEntries(id, field, text)].some(answers.has),
 			);
 		}
 		// A patched company's last state: its latest patch's (a run's own patch is no other run's).
@@ -504,7 +507,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// Dropped in that patch, or statuses that make no state: unknown, a new baseline.
 			if (!state) changed.set(id, { status: false, name: false, address: false });
 			else if (!unchangedIn(state, now)) {
-				changed.set(id, { status: state.status === now.s, name: state.name, address: state.address });
+				changed.set(id, {
+					status: state.status === now.s,
+					name: state.name,
+					address: state.address,
+				});
 				recollect(id, now, before, state.status, changed.get(id)!, false, (field) =>
 					field === 'name' ? state.oldName : state.oldAddress,
 				);
@@ -597,7 +604,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		return {
 			get: (id) => {
 				// One the static data does not hold: new, a baseline.
-				if (changed.has(id)) return this.notebook!.saved(id) && { previous: this.notebook!.saved(id)! };
+				if (changed.has(id))
+					return this.notebook!.saved(id) && { previous: this.notebook!.saved(id)! };
 				const now = current.get(id);
 				return now && { previous: now };
 			},

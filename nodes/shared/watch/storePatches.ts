@@ -165,8 +165,7 @@ export class PatchReading {
 	private readonly changed: number[] = [];
 
 	constructor(private readonly isNew: (entry: string) => boolean) {
-		for (let k = MAX_PATCHES; k >= 1; k--)
-			if (!isNew(changedPatchMarker(k))) this.changed.push(k);
+		for (let k = MAX_PATCHES; k >= 1; k--) if (!isNew(changedPatchMarker(k))) this.changed.push(k);
 	}
 
 	/** Whether a patch named this company. */
