@@ -25,7 +25,6 @@ import {
 	type Held,
 } from './storeQuestions';
 import {
-	NO_PATCHES,
 	PATCH_LIMITS,
 	patchOf,
 	PatchReading,
@@ -99,6 +98,13 @@ import {
  * row held none of it, a count tells an emptied row from one that holds others). The changed companies'
  * entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
  * before. A row too long for the store's capacity gets no mark (n8n would trim what the mark vouches for).
+ *
+ * Patches (storePatches.ts): such a run does not write the row anew at all where it may patch it. In the
+ * call that asks the mark it appends its patch (the companies that differ from the static data, tagged
+ * with the patch's number) and asks that no run appended or read since; trusted, it is done: one call on
+ * the row, some 5,000 values at 100,000 companies with 1% changed, where step 3 wrote 300,000. Every
+ * other run asks whether the row holds patches and, where it does, each company's last state in them;
+ * it writes the row anew, which drops them.
  *
  * A row found empty (a run that died between its clear and its write, a write and its write-back that both
  * failed, a failed run's undo past its bound, a row cleared by hand): its static data is the memory only
@@ -645,7 +651,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 							entries: count,
 							notAsSaved: this.notAsSaved,
 							// A row with blocks is never patched: a block held speaks for its companies' entries.
-							...(blocks ? {} : { patches: { ...NO_PATCHES, settled: [] } }),
+							...(blocks ? {} : { patches: { count: 0, changed: 0, entries: 0, settled: [] } }),
 						}
 					: undefined;
 			const entries = row.values;

@@ -63,8 +63,6 @@ export interface RowPatches {
 	settled: string[];
 }
 
-export const NO_PATCHES: RowPatches = { count: 0, changed: 0, entries: 0, settled: [] };
-
 type Snapshot = Omit<CompanySnapshot, 'd'>;
 
 // Arrays of another length or with a number in them: no company's `[id, field, value]` can pose as one.

@@ -10,6 +10,7 @@ import {
 	patchedEntry,
 	patchMarker,
 	patchOf,
+	patchQuestions,
 	PatchReading,
 	ROW_PATCHED,
 	taggedStatus,
@@ -19,6 +20,7 @@ import {
 	type PatchLimits,
 	type RowPatches,
 } from '../../../nodes/shared/watch/storePatches';
+import type { TextField } from '../../../nodes/shared/watch/storeEntries';
 import { STORE_CAPACITY } from '../../../nodes/shared/watch/storeRow';
 import { company, helpersOf, notRegistered } from './storeFixtures';
 
@@ -292,54 +294,63 @@ describe('the patches, entry by entry', () => {
 		expect(trustQuestions(counted, quiet)).toEqual(asked);
 	});
 
+	// What the row held before the call (everything else asked was new to it).
 	it.each<[string, RowPatches, boolean, string[], boolean]>([
 		[
-			'the next marker new, the last held, no reader: trusted',
+			'the last marker held, the next new, no reader: trusted',
 			patches(2, 1),
 			false,
-			['["patch",3]', '["patch",3,"changed"]'],
+			['["patch",2]'],
 			true,
 		],
 		[
 			'the next marker held (another run appended): not trusted',
 			patches(2, 1),
 			false,
-			['["patch",3,"changed"]'],
+			['["patch",2]', '["patch",3]'],
 			false,
 		],
 		[
 			'the last marker not held (the row written since): not trusted',
 			patches(2, 1),
 			false,
-			['["patch",2]', '["patch",3]', '["patch",3,"changed"]'],
+			[],
 			false,
 		],
 		[
 			'a reader asked the changed marker: not trusted',
 			patches(2, 1),
 			false,
-			['["patch",3]'],
+			['["patch",2]', '["patch",3,"changed"]'],
 			false,
 		],
-		['a reader asked, this patch quiet: trusted', patches(2, 1), true, ['["patch",3]'], true],
 		[
-			'none yet: the first marker new, the row flag new: trusted',
-			patches(0, 0),
-			false,
-			['["patch",1]', ROW_PATCHED],
+			'a reader asked, this patch quiet: trusted',
+			patches(2, 1),
+			true,
+			['["patch",2]', '["patch",3,"changed"]'],
 			true,
 		],
+		['none yet, the row holds none of it: trusted', patches(0, 0), false, [], true],
 		[
 			'none yet: a reader asked the row flag: not trusted',
 			patches(0, 0),
 			false,
-			['["patch",1]'],
+			[ROW_PATCHED],
 			false,
 		],
-		['none yet: the first marker held: not trusted', patches(0, 0), true, [], false],
-	])('%s', (_what, counted, quiet, newEntries, trusted) => {
-		const isNew = (entry: string) => newEntries.includes(entry);
-		expect(trustsRow(counted, quiet, isNew)).toBe(trusted);
+		['none yet: the first marker held: not trusted', patches(0, 0), true, ['["patch",1]'], false],
+	])('%s', (_what, counted, quiet, held, trusted) => {
+		expect(trustsRow(counted, quiet, (entry) => !held.includes(entry))).toBe(trusted);
+	});
+
+	it('a reader asks which patches named companies (all it may take) and whether each company is in one', () => {
+		const markers = Array.from({ length: 64 }, (_, index) => changedPatchMarker(index + 1));
+		expect(patchQuestions(['de/1', 'de/2'])).toEqual([
+			...markers,
+			patchedEntry('de/1'),
+			patchedEntry('de/2'),
+		]);
 	});
 
 	describe('a reading', () => {
@@ -355,25 +366,29 @@ describe('the patches, entry by entry', () => {
 			const reading = new PatchReading(rowHolding(patchedEntry('de/1')));
 			expect(reading.patched('de/1')).toBe(true);
 			expect(reading.patched('de/2')).toBe(false);
+			/** What is asked of de/1 in patch k: the patch it is in, its statuses, these names and addresses. */
+			const askedIn = (k: number, ...texts: Array<[TextField, string]>) => [
+				patchedAtEntry('de/1', k),
+				...(['A', 'I', 'N'] as const).map((status) => taggedStatus('de/1', status, k)),
+				...texts.map(([field, text]) => taggedText('de/1', field, text, k)),
+			];
+			const texts: Array<[TextField, string]> = [
+				['name', 'Alpha AG'],
+				['address', 'Ring 2'],
+				['name', 'Alpha GmbH'],
+				['address', 'Ring 2'],
+			];
+			// The latest patch first.
 			expect(reading.questions('de/1', now, old)).toEqual([
-				patchedAtEntry('de/1', 3),
-				taggedStatus('de/1', 'A', 3),
-				taggedStatus('de/1', 'I', 3),
-				taggedStatus('de/1', 'N', 3),
-				taggedText('de/1', 'name', 'Alpha AG', 3),
-				taggedText('de/1', 'address', 'Ring 2', 3),
-				taggedText('de/1', 'name', 'Alpha GmbH', 3),
-				taggedText('de/1', 'address', 'Ring 2', 3),
-				patchedAtEntry('de/1', 1),
-				taggedStatus('de/1', 'A', 1),
-				taggedStatus('de/1', 'I', 1),
-				taggedStatus('de/1', 'N', 1),
-				taggedText('de/1', 'name', 'Alpha AG', 1),
-				taggedText('de/1', 'address', 'Ring 2', 1),
-				taggedText('de/1', 'name', 'Alpha GmbH', 1),
-				taggedText('de/1', 'address', 'Ring 2', 1),
+				...askedIn(3, ...texts),
+				...askedIn(1, ...texts),
 			]);
 			expect(reading.questions('de/1')).toHaveLength(8);
+			// Not registered (now and in the static data): no name or address is asked.
+			expect(reading.questions('de/1', { s: 'N' }, { s: 'N' })).toEqual([
+				...askedIn(3),
+				...askedIn(1),
+			]);
 			expect(new PatchReading(rowHolding()).questions('de/1', now)).toHaveLength(12);
 			// No patch named companies: none is patched, whatever its flag.
 			const none = new PatchReading((entry) => entry !== patchedEntry('de/1'));
@@ -405,10 +420,20 @@ describe('the patches, entry by entry', () => {
 				oldName: false,
 				oldAddress: false,
 			});
-			// Not registered now: its name and address are not asked.
-			expect(reading.state('de/1', answers, { s: 'N' }, { s: 'N' })).toMatchObject({
+			// Not registered now (and in the static data): its name and address are not asked, and not held,
+			// whatever the row holds (a registered state without them).
+			const withoutName = rowHolding(
+				patchedAtEntry('de/1', 3),
+				taggedStatus('de/1', 'A', 3),
+				taggedText('de/1', 'name', undefined, 3),
+				taggedText('de/1', 'address', undefined, 3),
+			);
+			expect(reading.state('de/1', withoutName, { s: 'N' }, { s: 'N' })).toEqual({
+				status: 'A',
 				name: false,
+				address: false,
 				oldName: false,
+				oldAddress: false,
 			});
 		});
 
