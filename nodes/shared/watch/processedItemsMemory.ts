@@ -236,8 +236,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 				? this.patchToAppend(mark, patches, asked, current, unchecked, notAsSavedBefore)
 				: undefined;
 		// Whether the row may hold patches the static data does not vouch for (a main process's row that no
-		// block of a worker's speaks for, or one this run writes anew): step 1 asks their markers and whether
-		// a patch named each company, and step 2 a patched company's state in them (storePatches.ts).
+		// block of a worker's speaks for, or one this run writes anew): step 1 asks whether it holds any, a
+		// call after it which patches named companies and whether one named each company, and step 2 a patched
+		// company's state in them (storePatches.ts).
 		let patchAsked =
 			(patches !== undefined && patches.count > 0 && !patch) ||
 			(this.blocks !== undefined &&
@@ -321,7 +322,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 		 */
 		const staticDataIsMemory = emptiedAsMarked;
 		const isNew = (entry: string) => storeIsNew || firstNew.has(entry);
-		/** The row's patches, where it may hold some (its markers and each company's flag asked in step 1). */
 		// A row that holds patches: which named companies, and whether one named each company asked (their
 		// answers count as step 1's: an entry this run's own patch recorded is new).
 		const rowPatched = patchAsked && !storeIsNew && !isNew(ROW_PATCHED);
@@ -356,7 +356,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		asked.walk(isNew, (id, now, held) => {
 			const vouched = fromNotebook(id);
 			if (!vouched && reading?.patched(id)) return void patchedNamed.push(id);
-			// On a patchable row the static data is its last state, whatever untagged entries a patch left.
+			// On a patchable row the static data is its last state, whatever untagged entries say (a patch since
+			// may have set it back to what they say: A, B, A).
 			if (allHeld(held) && !(vouched && patches)) return;
 			changed.set(id, held);
 			// Its previous snapshot is the static data's, compared as `sameText` does: no form to ask.
@@ -440,7 +441,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 			now: CompanySnapshot,
 			before: CompanySnapshot | undefined,
 			status: CompanySnapshot['s'],
-			held: Held,
+			held: Pick<Held, 'name' | 'address'>,
 			detailsUnknown: boolean,
 			oldHeld: (field: TextField, text: string | undefined) => boolean,
 		) => {
@@ -506,25 +507,21 @@ export class ProcessedItemsMemory implements WatchMemory {
 		}
 		// A patched company's last state: its latest patch's (a run's own patch is no other run's).
 		const patchNew = (entry: string) => firstNew.has(entry) || secondNew.has(entry);
+		const changedIds = new Set(changed.keys());
 		for (const id of patchedNamed) {
 			const now = current.get(id)!;
 			const before = saved(id);
 			const state = reading!.state(id, patchNew, now, before);
-			// Dropped in that patch, or statuses that make no state: unknown, a new baseline.
-			if (!state) changed.set(id, { status: false, name: false, address: false });
-			else if (!unchangedIn(state, now)) {
-				changed.set(id, {
-					status: state.status === now.s,
-					name: state.name,
-					address: state.address,
-				});
-				recollect(id, now, before, state.status, changed.get(id)!, false, (field) =>
+			if (state && unchangedIn(state, now)) continue;
+			// None (dropped in that patch, or statuses that make no state): unknown, a new baseline.
+			changedIds.add(id);
+			if (state)
+				recollect(id, now, before, state.status, state, false, (field) =>
 					field === 'name' ? state.oldName : state.oldAddress,
 				);
-			}
 		}
 		// A new store: every company named is, and `current` says which (a copy was a 100,000-id Set).
-		this.changed = storeIsNew ? current : new Set(changed.keys());
+		this.changed = storeIsNew ? current : changedIds;
 
 		this.carried = [];
 		for (const id of carriedWhole) pushEntriesOf(this.carried, id, saved(id)!);
@@ -547,10 +544,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 			}
 		}
 		// An unchanged company is compared with itself (a change is never shown against it): made when asked for.
-		const changedIds = this.changed;
+		const changedNow = this.changed;
 		return {
 			get: (id) => {
-				if (changedIds.has(id)) return known.get(id);
+				if (changedNow.has(id)) return known.get(id);
 				const now = current.get(id);
 				return now && { previous: now };
 			},

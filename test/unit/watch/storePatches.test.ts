@@ -74,6 +74,7 @@ function watch(limits: PatchLimits = ROOMY, capacity = STORE_CAPACITY, keep = ()
 		return {
 			events: found.map((change) => `${change.itemIndex}:${change.change.event}`),
 			calls: [...calls],
+			changes: found.map((change) => change.change.changes),
 		};
 	};
 	return { run, store, saved: () => saved };
@@ -84,7 +85,10 @@ describe('a main process whose static data vouches for the row appends a patch (
 		const { run, store, saved } = watch();
 		await run([A, A, A]);
 		const rowBefore = store.entriesOf('w', 'n');
-		expect(await run([A, I, A])).toEqual({ events: ['1:turnedInactive'], calls: ['record 9'] });
+		expect(await run([A, I, A])).toMatchObject({
+			events: ['1:turnedInactive'],
+			calls: ['record 9'],
+		});
 		// Its marker; the company's flag, the patch it is in and its three entries tagged; its changed marker
 		// and the row's flag (which no reader asked since: new). The mark, asked too, is held.
 		expect(store.entriesOf('w', 'n')).toBe(rowBefore + 8);
@@ -92,14 +96,17 @@ describe('a main process whose static data vouches for the row appends a patch (
 			patches: { count: 1, changed: 1, entries: 8, settled: [] },
 		});
 		// The next change, of another company, in patch 2 (the last one's marker asked too).
-		expect(await run([A, I, I])).toEqual({ events: ['2:turnedInactive'], calls: ['record 10'] });
+		expect(await run([A, I, I])).toMatchObject({
+			events: ['2:turnedInactive'],
+			calls: ['record 10'],
+		});
 	});
 
 	it("a quiet run appends its marker alone: the next asks the mark, the last run's marker and its own", async () => {
 		const { run, saved } = watch();
 		await run([A, A]);
-		expect(await run([A, A])).toEqual({ events: [], calls: ['record 2'] });
-		expect(await run([A, A])).toEqual({ events: [], calls: ['record 3'] });
+		expect(await run([A, A])).toMatchObject({ events: [], calls: ['record 2'] });
+		expect(await run([A, A])).toMatchObject({ events: [], calls: ['record 3'] });
 		expect(saved().storeRow).toMatchObject({ patches: { count: 2, changed: 0, entries: 2 } });
 	});
 
@@ -147,6 +154,68 @@ describe('a main process whose static data vouches for the row appends a patch (
 		// It read the row and wrote it anew: the static data vouches for it again.
 		expect(next.calls).toContain('clear');
 		expect((await run([I, A, I])).calls).toEqual(['record 2']);
+	});
+});
+
+describe('a reader of a patched row (issue 22)', () => {
+	const renamed = (name: string, address: string, status = 'Active') =>
+		({ ...company(status, name), registeredAddress: address }) as CompanyRecord;
+
+	it('a company a patch named that the reader could not check: its status there is carried, and its next change reported', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		await run([I, A]);
+		// A worker cannot check company 0: the row it writes anew keeps its status in the patch (Inactive).
+		expect((await run([A, A], 'worker', [0])).events).toEqual([]);
+		const next = await run([A, A], 'worker');
+		expect(next.events).toEqual(['0:turnedActive']);
+		// Its name and address unknown to the row since: the status alone.
+		expect(next.changes).toEqual([{ status: { previous: 'Inactive', current: 'Active' } }]);
+	});
+
+	it('one the static data holds as the patch does (a main process after a lost save): carried whole, so a worker later tells its rename', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		await run([I, A]);
+		// Company 1 changes in a run whose save is lost: the next run does not trust the row.
+		await run([I, I], 'lose');
+		expect((await run([I, I], 'main', [0])).events).toEqual([]);
+		const read = await run([company('Inactive', 'Alpha AG'), I], 'worker');
+		expect(read.events).toEqual(['0:detailsChanged']);
+	});
+
+	it("the old name and address where the patch holds the static data's (a lost save: only the address)", async () => {
+		const { run } = watch();
+		await run([A]);
+		await run([company('Active', 'Alpha AG')]);
+		// Renamed again in a run whose save is lost (patch 2): the static data says Alpha AG, Hauptstr. 1.
+		await run([company('Active', 'Alpha SE')], 'lose');
+		const read = await run([renamed('Alpha XY', 'Ring 9')]);
+		expect(read.events).toEqual(['0:detailsChanged']);
+		// Patch 2 holds Alpha SE (not the static data's name) and Hauptstr. 1 (the static data's address).
+		expect(read.changes).toEqual([
+			{
+				officialName: { previous: null, current: 'Alpha XY' },
+				registeredAddress: { previous: 'Hauptstr. 1', current: 'Ring 9' },
+			},
+		]);
+	});
+
+	it('a company the row held a status of that nobody named or tried is dropped by the patch, and new when named again', async () => {
+		const { run, saved } = watch();
+		await run([A, A]);
+		// A worker checks company 2, the static data never holds it.
+		await run([A, A, A], 'worker');
+		// A main process cannot check it: the row written anew keeps its status, and the mark lists it.
+		await run([A, A, A], 'main', [2]);
+		expect(saved().storeRow).toMatchObject({ notAsSaved: ['de/HRB2'] });
+		// Not named, not tried: the patch drops it, and the mark counts it settled.
+		expect((await run([A, A])).calls).toEqual(['record 6']);
+		expect(saved().storeRow).toMatchObject({ patches: { settled: ['de/HRB2'] } });
+		// Named again (Inactive): new to the row, a baseline; the run appends (nothing in the row to ask).
+		const back = await run([A, A, I]);
+		expect(back.events).toEqual([]);
+		expect(back.calls).toHaveLength(1);
 	});
 });
 
