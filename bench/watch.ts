@@ -227,7 +227,7 @@ export async function memoryRuns(
 	worker = false,
 	/** Told when each of the four runs starts (bench/watchCalls.ts counts the store calls per run). */
 	onRun?: (run: string) => void,
-	/** Another memory on n8n's store (bench/watchPatchedRow.ts's prototype); the shipped one by default. */
+	/** The memory of each run (bench/watchCalls.ts: a worker's after a main process's); the shipped one by default. */
 	memoryOf: (
 		store: ProcessedItemsStore,
 		main?: { staticData: Record<string, unknown>; notebook: StaticDataMemory },

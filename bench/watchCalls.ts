@@ -6,8 +6,8 @@
 // call but a clear, and writes it back whole on every record), what was new, and the call's CPU time.
 // Then n8n's unit costs, measured apart in this process: an MD5 hash, and a row's parse and write per entry.
 // The last run's last `count` is bench/watch.ts's own (the row's size for its line), not the package's.
-// `npx tsx bench/watchCalls.ts 100000 main patched`: the prototype of bench/watchPatchedRow.ts instead
-// (`switch`: its last two runs on a worker).
+// `npx tsx bench/watchCalls.ts 100000 main switch`: the last two runs on a worker (queue mode after regular
+// mode): a worker's first reading of a row a main process patched (storePatches.ts).
 import { createHash } from 'node:crypto';
 
 import type {
@@ -19,8 +19,9 @@ import type {
 } from 'n8n-workflow';
 
 import { ProcessedItemsStore as HarnessStore } from '../harness/processedItems';
+import { StaticDataMemory } from '../nodes/shared/watch/memory';
+import { ProcessedItemsMemory } from '../nodes/shared/watch/processedItemsMemory';
 import { memoryRuns, realN8nStore } from './watch';
-import { PatchedRowMemory } from './watchPatchedRow';
 
 interface Call {
 	run: string;
@@ -137,17 +138,14 @@ function unitCosts(entries: number): string {
 async function main(): Promise<void> {
 	const size = Number(process.argv[2] ?? 100_000);
 	const worker = process.argv[3] === 'worker';
-	// `patched`: the prototype of docs/watch.md's patches, in place of the shipped memory.
-	const patched = process.argv[4] === 'patched' || process.argv[4] === 'switch';
-	// `switch`: the prototype, its last two runs on a worker (queue mode after regular mode): a worker's
-	// first reading of a row a main process patched.
+	// `switch`: the last two runs on a worker, as n8n runs one (its static data empty, and not kept).
 	const switching = process.argv[4] === 'switch';
 	let made = 0;
 	const calls: Call[] = [];
 	let run = '';
 	const n8n = realN8nStore();
 	const store = counted(n8n ?? new HarnessStore(), calls, () => run);
-	const label = `${n8n ? "n8n 2.41.1's DeduplicationHelper" : 'harness store'}${patched ? ', patches (prototype)' : ''}`;
+	const label = `${n8n ? "n8n 2.41.1's DeduplicationHelper" : 'harness store'}${switching ? ', the last two runs on a worker' : ''}`;
 	console.log(
 		await memoryRuns(
 			size,
@@ -157,9 +155,14 @@ async function main(): Promise<void> {
 			(name) => {
 				run = name;
 			},
-			patched
+			switching
 				? (helpers, main) =>
-						new PatchedRowMemory(helpers, switching && ++made > 2 ? undefined : main)
+						++made > 2
+							? new ProcessedItemsMemory(
+									helpers,
+									new StaticDataMemory({}, { warn: () => undefined }, () => true),
+								)
+							: new ProcessedItemsMemory(helpers, main?.notebook)
 				: undefined,
 		),
 	);

@@ -46,6 +46,8 @@ const STORE_MEMORY_TESTS = [
 	'test/unit/watch/undoBound.test.ts',
 	// The row emptied since the static data was saved.
 	'test/unit/watch/emptiedRow.test.ts',
+	// The patches a main process appends, and their reading (storePatches.ts).
+	'test/unit/watch/storePatches.test.ts',
 ];
 
 export const TARGETS = {
@@ -107,6 +109,7 @@ export const TARGETS = {
 	'nodes/shared/watch/storeEntries.ts': STORE_MEMORY_TESTS,
 	'nodes/shared/watch/storeBlocks.ts': STORE_MEMORY_TESTS,
 	'nodes/shared/watch/storeQuestions.ts': STORE_MEMORY_TESTS,
+	'nodes/shared/watch/storePatches.ts': STORE_MEMORY_TESTS,
 	// Runs taking turns over the store: its stories on virtual time, and the red team that runs them.
 	'nodes/shared/watch/storeTurns.ts': [
 		'test/unit/watch/storeTurns.test.ts',

@@ -1,5 +1,6 @@
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
+import type { RowPatches } from './storePatches';
 import {
 	companySnapshotSchema,
 	MAX_DAY,
@@ -164,18 +165,37 @@ export interface RowMark {
 	token: string;
 	entries: number;
 	notAsSaved: string[];
+	/**
+	 * The patches appended since (storePatches.ts); none: a row that is not patched (a worker's, with
+	 * blocks, or an earlier version's).
+	 */
+	patches?: RowPatches;
 }
+
+const isCount = (value: unknown): value is number =>
+	typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isIdList = (value: unknown): value is string[] =>
+	Array.isArray(value) && value.every((id) => typeof id === 'string');
 
 /** A mark as saved, or none: a hand-edited or another version's is no proof of anything. */
 function loadRowMark(saved: unknown): RowMark | undefined {
 	if (typeof saved !== 'object' || saved === null) return undefined;
-	const { token, entries, notAsSaved } = saved as Record<string, unknown>;
+	const { token, entries, notAsSaved, patches } = saved as Record<string, unknown>;
 	if (typeof token !== 'string' || token.length === 0) return undefined;
-	if (typeof entries !== 'number' || !Number.isSafeInteger(entries) || entries < 0)
+	if (!isCount(entries) || !isIdList(notAsSaved)) return undefined;
+	if (patches === undefined) return { token, entries, notAsSaved };
+	// Patches said otherwise than a run saves them: no proof either (a mark read without them would be
+	// trusted over patches another run appended).
+	if (typeof patches !== 'object' || patches === null) return undefined;
+	const { count, changed, entries: patchEntries, settled } = patches as Record<string, unknown>;
+	if (!isCount(count) || !isCount(changed) || !isCount(patchEntries) || !isIdList(settled))
 		return undefined;
-	if (!Array.isArray(notAsSaved) || !notAsSaved.every((id) => typeof id === 'string'))
-		return undefined;
-	return { token, entries, notAsSaved: notAsSaved as string[] };
+	return {
+		token,
+		entries,
+		notAsSaved,
+		patches: { count, changed, entries: patchEntries, settled },
+	};
 }
 
 /**
@@ -226,6 +246,14 @@ export class StaticDataMemory implements WatchMemory {
 		return kept;
 	}
 
+	/** The companies `remember` drops: neither named, nor tried, nor kept. */
+	forgotten(current: ReadonlyMap<string, CompanySnapshot>, unchecked: readonly string[]): string[] {
+		const failed = new Set(unchecked);
+		return Object.keys(this.companies).filter(
+			(id) => !current.has(id) && !failed.has(id) && !this.keep(id, this.companies[id]),
+		);
+	}
+
 	async recall(
 		current: ReadonlyMap<string, CompanySnapshot>,
 	): Promise<ReadonlyMap<string, Recollection>> {
@@ -243,9 +271,7 @@ export class StaticDataMemory implements WatchMemory {
 	): Promise<void> {
 		// The loaded list, changed in place: a list built anew costs a 100,000-key object a run.
 		const next = this.companies;
-		const failed = new Set(unchecked);
-		for (const id of Object.keys(next))
-			if (!current.has(id) && !failed.has(id) && !this.keep(id, next[id])) delete next[id];
+		for (const id of this.forgotten(current, unchecked)) delete next[id];
 		current.forEach((snapshot, id) => {
 			const before = this.saved(id);
 			// As saved but the day (most of a long list): the day set in place, which costs far less than

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import type { Recollection, Recollections, StaticDataMemory, WatchMemory } from './memory';
+import type { Recollection, Recollections, RowMark, StaticDataMemory, WatchMemory } from './memory';
 import { sameText, type CompanySnapshot, type PreviousSnapshot } from './snapshot';
 import { BLOCK_SIZE, blocksOf, pushRowOf, type Blocks } from './storeBlocks';
 import {
@@ -24,6 +24,19 @@ import {
 	probed,
 	type Held,
 } from './storeQuestions';
+import {
+	PATCH_LIMITS,
+	patchOf,
+	PatchReading,
+	patchQuestions,
+	ROW_PATCHED,
+	trustQuestions,
+	trustsRow,
+	MAX_PATCHES,
+	type PatchLimits,
+	type RowPatches,
+	type PatchedState,
+} from './storePatches';
 import {
 	rowEmptiedEntry,
 	rowEntry,
@@ -86,6 +99,13 @@ import {
  * entries are still recorded in step 1, so of two overlapping runs only one reports a change, as
  * before. A row too long for the store's capacity gets no mark (n8n would trim what the mark vouches for).
  *
+ * Patches (storePatches.ts): such a run does not write the row anew at all where it may patch it. In the
+ * call that asks the mark it appends its patch (the companies that differ from the static data, tagged
+ * with the patch's number) and asks that no run appended or read since; trusted, it is done: one call on
+ * the row, some 5,000 values at 100,000 companies with 1% changed, where step 3 wrote 300,000. Every
+ * other run asks whether the row holds patches and, where it does, each company's last state in them;
+ * it writes the row anew, which drops them.
+ *
  * A row found empty (a run that died between its clear and its write, a write and its write-back that both
  * failed, a failed run's undo past its bound, a row cleared by hand): its static data is the memory only
  * where the row holds the entry a failed run's undo leaves where it found the row as the static data's mark
@@ -120,6 +140,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private rowAsSaved = false;
 	/** The node's row in the store, and the undo of a run that fails. */
 	private readonly row: StoreRow;
+	/** The mark to save where this run appended its patch (storePatches.ts): nothing more is written. */
+	private appended: RowMark | undefined;
 
 	/**
 	 * `notebook`: the static data, where n8n loaded it; it adds old names, addresses and days the store
@@ -129,6 +151,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		store: ProcessedItemsStore,
 		private readonly notebook?: StaticDataMemory,
 		maxEntries = STORE_CAPACITY,
+		/** When a patched row is written anew (storePatches.ts); tests set smaller ones. */
+		private readonly limits: PatchLimits = PATCH_LIMITS,
 	) {
 		this.row = new StoreRow(store, maxEntries);
 	}
@@ -139,7 +163,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 	): Promise<Recollections> {
 		const saved = (id: string) => this.notebook?.saved(id);
 		const mark = this.notebook?.rowMark;
-		const notAsSavedBefore = new Set(mark?.notAsSaved);
+		const patches = mark?.patches;
+		this.appended = undefined;
+		// The mark's companies a patch has named since are in the row as the static data says (or not at all).
+		const settled = new Set(patches?.settled);
+		const notAsSavedBefore = new Set(mark?.notAsSaved.filter((id) => !settled.has(id)));
 		/** The static data's snapshot of a company, where the marked row holds exactly its entries. */
 		const asInRow = (id: string) => (mark && !notAsSavedBefore.has(id) ? saved(id) : undefined);
 		// Neither list names a company named now (the detector's and the static data's `kept` leave them out).
@@ -202,36 +230,75 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// A new store holds nothing: asking it would only add entries step 3 clears again.
 		this.previousOfChanged = new Map();
 		const markEntry = mark ? rowEntry(mark) : undefined;
+		// The patch this run appends where its static data vouches for the row (none: the row is written anew).
+		const patch =
+			mark && patches
+				? this.patchToAppend(mark, patches, asked, current, unchecked, notAsSavedBefore)
+				: undefined;
+		// Whether the row may hold patches the static data does not vouch for (a main process's row that no
+		// block of a worker's speaks for, or one this run writes anew): step 1 asks whether it holds any, a
+		// call after it which patches named companies and whether one named each company, and step 2 a patched
+		// company's state in them (storePatches.ts).
+		let patchAsked =
+			(patches !== undefined && patches.count > 0 && !patch) ||
+			(this.blocks !== undefined &&
+				!storeIsNew &&
+				blockNew.size === this.blocks.texts.length &&
+				this.blocks.texts.length + absent.length > 0);
 		// A worker with few companies asked (its blocks mostly held) asks step 2's questions of every one of
 		// them in step 1's call: one call on the whole row fewer, for three values more a company asked.
 		const folded =
+			!patchAsked &&
 			!this.notebook &&
 			!storeIsNew &&
 			asked.ids.length <= current.size * FOLDED_QUESTIONS_MAX_SHARE;
-		const firstNew = storeIsNew
-			? new Set<string>()
-			: await this.row.ask([
-					...(markEntry ? [markEntry] : []),
-					...asked.entries,
-					...absentAsked.entries,
-					...(folded ? foldedQuestions(asked, absentUnsaved) : []),
-				]);
-		const rowAsMarked = markEntry !== undefined && !firstNew.has(markEntry);
+		// Whether the row is exactly the static data's: its mark, the patches the mark counts, none after.
+		// A patch of its marker alone (a quiet run's) needs no proof that no reader asked since.
+		const quiet = patch !== undefined && patch.entries.length === 1;
+		const trust = patches ? trustQuestions(patches, quiet) : [];
+		const first = storeIsNew
+			? []
+			: patch
+				? [...new Set([markEntry!, ...patch.entries, ...trust])]
+				: [
+						...(markEntry ? [markEntry] : []),
+						...trust,
+						...asked.entries,
+						...absentAsked.entries,
+						...(patchAsked && !trust.includes(ROW_PATCHED) ? [ROW_PATCHED] : []),
+						...(folded ? foldedQuestions(asked, absentUnsaved) : []),
+					];
+		const firstNew = await this.row.ask(first);
+		const rowAsMarked =
+			markEntry !== undefined &&
+			!firstNew.has(markEntry) &&
+			(!patches || trustsRow(patches, quiet, (entry) => firstNew.has(entry)));
 		if (rowAsMarked) this.row.markHeld(mark!);
+		if (patch && rowAsMarked) {
+			// The row is the static data's, and now holds this run's patch: nothing more is asked or written.
+			this.appended = patch.next;
+			return this.patchedRecollections(current, patch.differ);
+		}
 		this.rowAsSaved = rowAsMarked && asked.ids.length === 0;
 		/** Whether the row was emptied by a failed run that found it as the static data's mark says. */
 		let emptiedAsMarked = false;
 		if (markEntry && !rowAsMarked) {
-			// Another run wrote the row since (a worker, a run whose static data was lost): all is asked.
-			const [from, absentFrom] = [asked.entries.length, absentAsked.entries.length];
+			// Another run wrote the row since (a worker, a run whose static data was lost), or patched it: all is
+			// asked (a patch asked none of the companies' entries), and the patches.
+			const [from, absentFrom] = patch
+				? [0, 0]
+				: [asked.entries.length, absentAsked.entries.length];
 			for (const id of deferred) asked.add(id, current.get(id)!);
 			for (const id of absentDeferred) absentAsked.add(id, saved(id)!);
 			const emptied = rowEmptiedEntry(mark!);
+			// Whether the row holds patches (unless step 1 asked: its own patch says so too).
 			const rest = [
 				...asked.entries.slice(from),
 				...absentAsked.entries.slice(absentFrom),
+				...(first.includes(ROW_PATCHED) ? [] : [ROW_PATCHED]),
 				emptied,
 			];
+			patchAsked = true;
 			const restNew = await this.row.ask(rest);
 			emptiedAsMarked = !restNew.has(emptied);
 			for (const entry of restNew) if (entry !== emptied) firstNew.add(entry);
@@ -240,7 +307,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// Nothing held, not even the mark: the row may have been empty (a crash after the clear), or held
 			// the emptied entry alone; it holds that entry now either way. A count of recorded + 1 tells that
 			// only below the capacity: a row trimmed to it held more.
-			const recorded = 1 + asked.entries.length + absentAsked.entries.length;
+			const recorded = first.length + rest.length - 1;
 			if (firstNew.size === recorded && recorded + 1 < this.row.capacity)
 				storeIsNew = (await count()) === recorded + 1;
 		}
@@ -255,6 +322,17 @@ export class ProcessedItemsMemory implements WatchMemory {
 		 */
 		const staticDataIsMemory = emptiedAsMarked;
 		const isNew = (entry: string) => storeIsNew || firstNew.has(entry);
+		// A row that holds patches: which named companies, and whether one named each company asked (their
+		// answers count as step 1's: an entry this run's own patch recorded is new).
+		const rowPatched = patchAsked && !storeIsNew && !isNew(ROW_PATCHED);
+		if (rowPatched) {
+			const questions = patchQuestions([...asked.ids, ...absentAsked.ids, ...absentUnsaved]);
+			for (const entry of await this.row.ask(questions)) firstNew.add(entry);
+		}
+		const reading = rowPatched ? new PatchReading(isNew) : undefined;
+		/** Companies a patch named: their last state is there, not in the untagged entries (step 2 asks it). */
+		const patchedNamed: string[] = [];
+		const patchedAbsent: string[] = [];
 		/** The companies named now whose entries were not all held, with what was. */
 		const changed = new Map<string, Held>();
 		/**
@@ -276,10 +354,14 @@ export class ProcessedItemsMemory implements WatchMemory {
 		/** A changed company whose previous snapshot the static data holds, the row being as marked. */
 		const fromNotebook = (id: string) => rowAsMarked && asInRow(id) !== undefined;
 		asked.walk(isNew, (id, now, held) => {
-			if (allHeld(held)) return;
+			const vouched = fromNotebook(id);
+			if (!vouched && reading?.patched(id)) return void patchedNamed.push(id);
+			// On a patchable row the static data is its last state, whatever untagged entries say (a patch since
+			// may have set it back to what they say: A, B, A).
+			if (allHeld(held) && !(vouched && patches)) return;
 			changed.set(id, held);
 			// Its previous snapshot is the static data's, compared as `sameText` does: no form to ask.
-			if (!fromNotebook(id)) askAsCame(id, now, held);
+			if (!vouched) askAsCame(id, now, held);
 		});
 		const carriedWhole: string[] = [...absentDeferred];
 		/** Companies not named now whose details the row does not hold as the static data says: their status asked then, and whether it was held. */
@@ -287,12 +369,15 @@ export class ProcessedItemsMemory implements WatchMemory {
 		/** What step 1 found held of the companies in `statusOnly` it asked. */
 		const absentHeld = new Map<string, Held>();
 		absentAsked.walk(isNew, (id, before, held) => {
+			if (reading?.patched(id)) return void patchedAbsent.push(id);
 			if (allHeld(held)) return void carriedWhole.push(id);
 			statusOnly.set(id, { asked: before.s, held: held.status });
 			absentHeld.set(id, held);
 			askAsCame(id, before, held);
 		});
-		for (const id of absentUnsaved) statusOnly.set(id, { held: false });
+		for (const id of absentUnsaved)
+			if (reading?.patched(id)) patchedAbsent.push(id);
+			else statusOnly.set(id, { held: false });
 
 		// 2. For the rest: the statuses that may have been, whether only the status was known, and the
 		// static data's name and address where they are not the current ones.
@@ -316,6 +401,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 			for (const [id, { asked: askedStatus, held }] of statusOnly)
 				for (const status of probed(askedStatus, held)) questions.push(statusEntry(id, status));
 			for (const { entry: asItCame } of asCame) questions.push(asItCame);
+			for (const id of patchedNamed)
+				questions.push(...reading!.questions(id, current.get(id), saved(id)));
+			for (const id of patchedAbsent) questions.push(...reading!.questions(id, saved(id)));
 		}
 		const secondNew = await this.row.ask(questions);
 		// Every entry step 3 would write was held (unchanged companies hold their three: the status entry is
@@ -330,7 +418,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// A field held as it came is held: a company whose every field is held so is unchanged.
 		for (const { entry: asItCame, held, field } of asCame)
 			if (answers.has(asItCame)) held[field] = true;
-		for (const [id, held] of changed) if (allHeld(held)) changed.delete(id);
+		for (const [id, held] of changed) if (allHeld(held) && !fromNotebook(id)) changed.delete(id);
 		for (const [id, held] of absentHeld) {
 			if (!allHeld(held)) continue;
 			statusOnly.delete(id);
@@ -342,39 +430,30 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
 		};
-		// A new store: every company named is, and `current` says which (a copy was a 100,000-id Set).
-		this.changed = storeIsNew ? current : new Set(changed.keys());
 
 		const known = new Map<string, Recollection>();
-		for (const [id, held] of changed) {
-			const now = current.get(id)!;
-			const before = saved(id);
-			if (before && fromNotebook(id)) {
-				// The row holds this snapshot's entries: the static data says all the row would, and more.
-				known.set(id, { previous: before });
-				this.previousOfChanged.set(id, entriesOf(id, before));
-				continue;
-			}
-			const status = storeIsNew ? undefined : statusOf(id, now.s, held.status);
-			if (status === undefined) {
-				// Unknown to the store. Only where the store holds nothing and the static data vouches for it.
-				if (storeIsNew && before && staticDataIsMemory) known.set(id, { previous: before });
-				continue;
-			}
-			const detailsUnknown = answers.has(detailsUnknownEntry(id));
+		/**
+		 * A changed company's recollection, from its status in the row and what the row held of its current
+		 * name and address (`held`); `oldHeld`: whether the row holds the static data's name or address.
+		 */
+		const recollect = (
+			id: string,
+			now: CompanySnapshot,
+			before: CompanySnapshot | undefined,
+			status: CompanySnapshot['s'],
+			held: Pick<Held, 'name' | 'address'>,
+			detailsUnknown: boolean,
+			oldHeld: (field: TextField, text: string | undefined) => boolean,
+		) => {
 			const registeredNow = now.s !== 'N';
 			const nameChanged = !detailsUnknown && status !== 'N' && !(registeredNow && held.name);
 			const addressChanged = !detailsUnknown && status !== 'N' && !(registeredNow && held.address);
-			// The static data's old value where the store confirms it was the last one (asked in step 2
-			// unless it is the current one, which step 1 found missing).
+			// The static data's old value where the row confirms it was the last one (step 2 asked it unless
+			// it is the current one, which step 1 found missing).
 			const old = (field: 'n' | 'a', entryField: TextField) => {
 				if (!before || before.s === 'N' || (registeredNow && sameText(before[field], now[field])))
 					return undefined;
-				const forms = [
-					entry(id, entryField, foldedOf(before[field])),
-					...earlierEntries(id, entryField, before[field]),
-				];
-				return forms.some(answers.has) ? before[field] : undefined;
+				return oldHeld(entryField, before[field]) ? before[field] : undefined;
 			};
 			const oldName = nameChanged ? old('n', 'name') : now.n;
 			const oldAddress = addressChanged ? old('a', 'address') : now.a;
@@ -399,7 +478,50 @@ export class ProcessedItemsMemory implements WatchMemory {
 					? entriesOf(id, { s: status, n: oldName, a: oldAddress })
 					: [statusEntry(id, status), detailsUnknownEntry(id)],
 			);
+		};
+		for (const [id, held] of changed) {
+			const now = current.get(id)!;
+			const before = saved(id);
+			if (before && fromNotebook(id)) {
+				// The row holds this snapshot's entries: the static data says all the row would, and more.
+				known.set(id, { previous: before });
+				this.previousOfChanged.set(id, entriesOf(id, before));
+				continue;
+			}
+			const status = storeIsNew ? undefined : statusOf(id, now.s, held.status);
+			if (status === undefined) {
+				// Unknown to the store. Only where the store holds nothing and the static data vouches for it.
+				if (storeIsNew && before && staticDataIsMemory) known.set(id, { previous: before });
+				continue;
+			}
+			recollect(
+				id,
+				now,
+				before,
+				status,
+				held,
+				answers.has(detailsUnknownEntry(id)),
+				(field, text) =>
+					[entry(id, field, foldedOf(text)), ...earlierEntries(id, field, text)].some(answers.has),
+			);
 		}
+		// A patched company's last state: its latest patch's (a run's own patch is no other run's).
+		const patchNew = (entry: string) => firstNew.has(entry) || secondNew.has(entry);
+		const changedIds = new Set(changed.keys());
+		for (const id of patchedNamed) {
+			const now = current.get(id)!;
+			const before = saved(id);
+			const state = reading!.state(id, patchNew, now, before);
+			if (state && unchangedIn(state, now)) continue;
+			// None (dropped in that patch, or statuses that make no state): unknown, a new baseline.
+			changedIds.add(id);
+			if (state)
+				recollect(id, now, before, state.status, state, false, (field) =>
+					field === 'name' ? state.oldName : state.oldAddress,
+				);
+		}
+		// A new store: every company named is, and `current` says which (a copy was a 100,000-id Set).
+		this.changed = storeIsNew ? current : changedIds;
 
 		this.carried = [];
 		for (const id of carriedWhole) pushEntriesOf(this.carried, id, saved(id)!);
@@ -410,11 +532,83 @@ export class ProcessedItemsMemory implements WatchMemory {
 				this.carried.push(statusEntry(id, status), detailsUnknownEntry(id));
 		}
 		this.notAsSaved = [...statusOnly.keys()];
+		for (const id of patchedAbsent) {
+			const before = saved(id);
+			const state = reading!.state(id, patchNew, before);
+			if (before && state && unchangedIn(state, before)) pushEntriesOf(this.carried, id, before);
+			else {
+				// Its status at most: its details in the row are not the static data's.
+				if (state) this.carried.push(statusEntry(id, state.status));
+				if (state && state.status !== 'N') this.carried.push(detailsUnknownEntry(id));
+				this.notAsSaved.push(id);
+			}
+		}
 		// An unchanged company is compared with itself (a change is never shown against it): made when asked for.
-		const changedIds = this.changed;
+		const changedNow = this.changed;
 		return {
 			get: (id) => {
-				if (changedIds.has(id)) return known.get(id);
+				if (changedNow.has(id)) return known.get(id);
+				const now = current.get(id);
+				return now && { previous: now };
+			},
+		};
+	}
+
+	/**
+	 * The patch a run whose static data vouches for the row appends (storePatches.ts): the companies named
+	 * now that differ from the static data (`asked`: the rest are as the static data says), and those it
+	 * drops; none where the row is to be written anew (the limits, the store's capacity, or a company named
+	 * now whose entries in the row are a status at most).
+	 */
+	private patchToAppend(
+		mark: RowMark,
+		patches: RowPatches,
+		asked: Asked,
+		current: ReadonlyMap<string, CompanySnapshot>,
+		unchecked: readonly string[],
+		notAsSaved: ReadonlySet<string>,
+	): { entries: string[]; differ: string[]; next: RowMark } | undefined {
+		const notebook = this.notebook!;
+		const k = patches.count + 1;
+		if (k > Math.min(this.limits.patches, MAX_PATCHES)) return undefined;
+		if (asked.ids.some((id) => notAsSaved.has(id))) return undefined;
+		const states = asked.ids.map((id, index) => [id, asked.snapshots[index]] as const);
+		// The static data's that `remember` forgets, and those the row holds a status of that nobody tried.
+		const tried = new Set(unchecked);
+		const dropped = notebook.forgotten(current, unchecked);
+		for (const id of notAsSaved)
+			if (!current.has(id) && !tried.has(id) && !notebook.saved(id)) dropped.push(id);
+		const entries = patchOf(k, states, dropped);
+		// A quiet run's patch is its marker alone: the count of patches bounds those.
+		const names = entries.length > 1;
+		const changed = patches.changed + (names ? 1 : 0);
+		const patchEntries = patches.entries + entries.length;
+		if (
+			changed > this.limits.changedPatches ||
+			(names && patchEntries > this.limits.share * mark.entries) ||
+			mark.entries + 1 + patchEntries > this.row.capacity
+		)
+			return undefined;
+		const settled = [...patches.settled, ...dropped.filter((id) => notAsSaved.has(id))];
+		return {
+			entries,
+			differ: asked.ids,
+			next: { ...mark, patches: { count: k, changed, entries: patchEntries, settled } },
+		};
+	}
+
+	/** What a run that appended its patch recalls: the static data's snapshot of each company that differs. */
+	private patchedRecollections(
+		current: ReadonlyMap<string, CompanySnapshot>,
+		differ: readonly string[],
+	): Recollections {
+		const changed = new Set(differ);
+		this.changed = changed;
+		return {
+			get: (id) => {
+				// One the static data does not hold: new, a baseline.
+				if (changed.has(id))
+					return this.notebook!.saved(id) && { previous: this.notebook!.saved(id)! };
 				const now = current.get(id);
 				return now && { previous: now };
 			},
@@ -433,8 +627,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// every company once; a marked run after a row with blocks writes it anew once.
 		const blocks = this.blocks;
 		const count = this.carried.length + entriesCount(current) + (blocks?.texts.length ?? 0);
+		// The patch is in the row since recall's one call: only the mark changes.
+		if (this.appended) this.notebook!.markRow(this.appended);
 		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
-		if (this.rowIsCurrent && count === this.heldBefore) {
+		else if (this.rowIsCurrent && count === this.heldBefore) {
 			this.notebook?.markRow(this.rowAsSaved ? mark : undefined);
 		} else {
 			// The mark's entry too, if any (below): one place more than `count`.
@@ -447,7 +643,13 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// The row's mark last: n8n's trimming drops the oldest first. A row too long to hold all is not marked.
 			const next =
 				this.notebook && count < this.row.capacity
-					? { token: randomUUID(), entries: count, notAsSaved: this.notAsSaved }
+					? {
+							token: randomUUID(),
+							entries: count,
+							notAsSaved: this.notAsSaved,
+							// A row with blocks is never patched: a block held speaks for its companies' entries.
+							...(blocks ? {} : { patches: { count: 0, changed: 0, entries: 0, settled: [] } }),
+						}
 					: undefined;
 			const entries = row.values;
 			// Without a mark the last place goes (shortened in place, not copied).
@@ -474,4 +676,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		}
 		return entries;
 	}
+}
+
+/** Whether a patched company's last state is this snapshot (not registered: its status says all). */
+function unchangedIn(state: PatchedState, snapshot: Omit<CompanySnapshot, 'd'>): boolean {
+	return state.status === snapshot.s && (snapshot.s === 'N' || (state.name && state.address));
 }

@@ -43,9 +43,13 @@ export const rowEntry = (mark: RowMark) =>
 /**
  * The one entry a failed run leaves where its undo cleared the row (UNDO_MAX_SEARCHED_ENTRIES) and the row
  * held its static data's mark: no other run wrote the row since the one that saved that static data, and
- * this one reported nothing, so the static data is still the memory of the emptied row.
+ * this one reported nothing, so the static data is still the memory of the emptied row. It names the
+ * patches too: static data saved before a patch (a backup) shares the token, not the memory.
  */
-export const rowEmptiedEntry = (mark: RowMark) => JSON.stringify(['row emptied', mark.token]);
+export const rowEmptiedEntry = (mark: RowMark) =>
+	JSON.stringify(
+		mark.patches ? ['row emptied', mark.token, mark.patches.count] : ['row emptied', mark.token],
+	);
 
 /**
  * The node's row in the store, call by call, for one run; and the undo of a run that fails.

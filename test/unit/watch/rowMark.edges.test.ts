@@ -154,11 +154,12 @@ describe('a company not named whose registration a worker saw change', () => {
 		const { run } = watch();
 		await run([NOT_REGISTERED, A]);
 		expect((await run([A, A], 'none')).events).toEqual(['0:reregistered']);
-		// Step 1: the mark, not held; the rest of step 1 (its status entry, not registered, the other
-		// company's three, and whether a failed run emptied the row as marked); step 2: the other two statuses.
+		// Step 1: the mark, not held, with its patch (nothing changed: the patch's marker alone); the rest of
+		// step 1 (its status entry, not registered, the other company's three, whether the row holds patches
+		// and whether a failed run emptied the row as marked); step 2: the other two statuses.
 		expect((await run([undefined, A])).calls).toEqual([
-			'record 1',
-			'record 5',
+			'record 2',
+			'record 6',
 			'record 2',
 			'clear',
 			'record 6',
@@ -189,15 +190,16 @@ describe('a main-process run on an emptied row (a crash between the clear and th
 });
 
 describe('quiet main-process runs', () => {
-	it('each keeps the mark: the next asks the mark alone again', async () => {
+	it("each keeps the mark and appends its patch's marker: the next asks the mark and the markers", async () => {
 		const { run } = watch();
 		await run([A, A, A]);
 		// The first run, unmarked, wrote no block entry (a main process's first run writes none): the row
-		// is as the mark says from the first marked run on.
-		expect((await run([A, A, A])).calls).toEqual(['record 1']);
-		expect((await run([A, A, A])).calls).toEqual(['record 1']);
-		expect((await run([A, A, A])).calls).toEqual(['record 1']);
-		expect((await run([A, A, A])).calls).toEqual(['record 1']);
+		// is as the mark says from the first marked run on. The mark and this run's marker; then the last
+		// run's marker too (held).
+		expect((await run([A, A, A])).calls).toEqual(['record 2']);
+		expect((await run([A, A, A])).calls).toEqual(['record 3']);
+		expect((await run([A, A, A])).calls).toEqual(['record 3']);
+		expect((await run([A, A, A])).calls).toEqual(['record 3']);
 	});
 });
 
@@ -206,28 +208,26 @@ describe('a marked main-process run that finds a change', () => {
 		const { run } = watch();
 		await run([A, A, A]);
 		await run([A, A, A]);
-		// As many entries as the row held (status for status), the changed company's new status recorded.
+		// As many entries as the row held (status for status), the changed company's new status recorded
+		// (with the mark, the markers of the last patch and the next, and whether the row holds patches: a
+		// patch would pass a tenth of a row this short).
 		expect(await run([I, A, A])).toEqual({
 			events: ['0:turnedInactive'],
 			changes: [{ status: { previous: 'Active', current: 'Inactive' } }],
-			calls: ['record 4', 'clear', 'record 10'],
+			calls: ['record 7', 'clear', 'record 10'],
 		});
 		expect((await run([A, A, A])).events).toEqual(['0:turnedActive']);
 	});
 
-	it('writes the row anew where it asked the statuses of a company not checked that the static data lacks: the statuses not held go, and its turn inactive is reported', async () => {
+	it('a quiet run with a company not checked that the static data lacks leaves the row as it is: its turn inactive is reported', async () => {
 		const { run } = watch();
 		await run([A, A]);
 		// A worker wrote the row with company 2; the static data never held it.
 		await run([A, A, A], 'none');
 		await run([A, A, A], 'loaded', [2]);
-		// Marked, company 2 not checked again: its status Active held, Inactive and not registered asked.
-		expect((await run([A, A, A], 'loaded', [2])).calls).toEqual([
-			'record 1',
-			'record 3',
-			'clear',
-			'record 9',
-		]);
+		// Marked, company 2 not checked again: the row holds its status alone, as the mark says; the run
+		// appends its patch (its marker alone) and asks nothing of company 2.
+		expect((await run([A, A, A], 'loaded', [2])).calls).toEqual(['record 2']);
 		expect((await run([A, A, I])).events).toEqual(['2:turnedInactive']);
 	});
 });

@@ -85,11 +85,13 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const changed = [company('Active'), company('Inactive'), company('Active'), company('Active')];
 		expect(await run(changed)).toEqual({
 			events: ['1:turnedInactive (previous known)'],
-			// The mark and that company's three entries; the row written anew (three entries a company, and the mark).
-			calls: ['record 4', 'clear', 'record 13'],
+			// The mark, that no patch came after it (marker 1) and no reader asked whether the row holds
+			// patches, and that company's three entries; the row written anew (three entries a company, and the
+			// mark): a patch would pass a tenth of a row this short.
+			calls: ['record 6', 'clear', 'record 13'],
 		});
-		// Quiet: the mark alone, nothing written.
-		expect(await run(changed)).toEqual({ events: [], calls: ['record 1'] });
+		// Quiet: the mark and this run's patch (its marker alone), nothing else written.
+		expect(await run(changed)).toEqual({ events: [], calls: ['record 2'] });
 	});
 
 	it('after a queue-mode worker wrote the row, every company is asked, and the change the worker reported is not reported again', async () => {
@@ -103,9 +105,10 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const next = await run([...renamed, company('Inactive')]);
 		expect(next.events).toEqual(['3:turnedInactive (previous known)']);
 		// Some of the row held: no count; step 2 for the changed company; the row written anew.
-		// The mark and the two companies unlike the static data, then the other two and whether a failed run
-		// emptied the row as marked; step 2: the other two statuses and whether the details are known.
-		expect(next.calls).toEqual(['record 7', 'record 7', 'record 3', 'clear', 'record 13']);
+		// The mark, marker 1, whether the row holds patches and the two companies unlike the static data, then
+		// the other two and whether a failed run emptied the row as marked; step 2: the other two statuses and
+		// whether the details are known.
+		expect(next.calls).toEqual(['record 9', 'record 7', 'record 3', 'clear', 'record 13']);
 	});
 
 	it('a change of the address alone is asked, and reported with the old address', async () => {
@@ -115,18 +118,19 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const found = await run([...ACTIVE.slice(0, 3), moved]);
 		expect(found).toEqual({
 			events: ['3:detailsChanged (previous known)'],
-			calls: ['record 4', 'clear', 'record 13'],
+			calls: ['record 6', 'clear', 'record 13'],
 		});
 	});
 
 	it('a company whose check failed is carried from the static data, unasked; its change is reported once it answers', async () => {
 		const { run } = watch(new HarnessStore());
 		await run(ACTIVE);
-		// A quiet marked run, as the row is: the mark alone is asked.
+		// A quiet marked run, as the row is: the mark and its patch's marker are asked.
 		await run(ACTIVE);
+		// The mark, the last patch's marker (held) and this run's (not): nothing else asked or written.
 		expect(await run(ACTIVE, 'loaded', [3])).toEqual({
 			events: [],
-			calls: ['record 1'],
+			calls: ['record 3'],
 		});
 		const changed = [...ACTIVE.slice(0, 3), company('Inactive')];
 		expect((await run(changed)).events).toEqual(['3:turnedInactive (previous known)']);
@@ -171,11 +175,12 @@ describe("a main-process run and the store's row its static data marks", () => {
 			await run(ACTIVE);
 			edit((saved) => (saved.storeRow = mark));
 			// The first run wrote no block (a main process's first run writes none): its block is not held,
-			// so its four companies' entries are asked, as a worker asks them after a marked run.
+			// so its four companies' entries are asked, as a worker asks them after a marked run (and whether
+			// the row holds patches).
 			expect((await run(ACTIVE)).calls).toEqual([
 				'count',
 				'record 1',
-				'record 12',
+				'record 13',
 				'clear',
 				'record 14',
 			]);
@@ -192,10 +197,11 @@ describe("a main-process run and the store's row its static data marks", () => {
 		// A main process (static data of the first run: the old name) cannot check it either, and marks the row.
 		await run(renamed, 'loaded', [3]);
 		// Checked again: the name the worker reported is no change. The mark (its list names that company) is
-		// trusted: the mark and that company's three entries are asked.
+		// trusted: the mark, marker 1, whether the row holds patches and that company's three entries are
+		// asked (no patch: the row holds its status alone, so it is written anew).
 		const checked = await run(renamed);
 		expect(checked.events).toEqual([]);
-		expect(checked.calls[0]).toBe('record 4');
+		expect(checked.calls[0]).toBe('record 6');
 	});
 
 	it('a row and a mark the version before wrote (four entries a company): trusted, the change reported, the row written in three', async () => {
@@ -213,10 +219,10 @@ describe("a main-process run and the store's row its static data marks", () => {
 		const next = [company('Active'), company('Inactive'), company('Active', 'Alpha AG'), ACTIVE[3]];
 		expect(await run(next, 'none')).toEqual({
 			events: ['2:detailsChanged'],
-			// Its block, not held (the row has none; a count says the row holds others); its entries;
-			// step 2: its three statuses, whether its details are known, and its new name in the case the
-			// version before kept (a row it wrote would hold that).
-			calls: ['record 1', 'count', 'record 12', 'record 5', 'clear', 'record 13'],
+			// Its block, not held (the row has none; a count says the row holds others); its entries (and
+			// whether the row holds patches); step 2: its three statuses, whether its details are known, and
+			// its new name in the case the version before kept (a row it wrote would hold that).
+			calls: ['record 1', 'count', 'record 13', 'record 5', 'clear', 'record 13'],
 		});
 	});
 
@@ -228,7 +234,8 @@ describe("a main-process run and the store's row its static data marks", () => {
 		edit((saved) => (saved.storeRow = mark));
 		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1', 'clear', 'record 13'] });
 		expect(store.entriesOf('w', 'n')).toBe(13);
-		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 1'] });
+		// The mark and this run's patch (its marker alone).
+		expect(await run(ACTIVE)).toEqual({ events: [], calls: ['record 2'] });
 	});
 
 	describe("a main process after a worker wrote the row: the static data's old values, where the row confirms them", () => {
@@ -287,9 +294,9 @@ describe("a main-process run and the store's row its static data marks", () => {
 		});
 	});
 
-	it('a row of no companies is marked too: the next run of none asks the mark alone', async () => {
+	it('a row of no companies is marked too: the next run of none asks the mark and appends its marker', async () => {
 		const { run } = watch(new HarnessStore());
 		await run([]);
-		expect(await run([])).toEqual({ events: [], calls: ['record 1'] });
+		expect(await run([])).toEqual({ events: [], calls: ['record 2'] });
 	});
 });

@@ -1,0 +1,527 @@
+import { ProcessedItemsStore as HarnessStore } from '../../../harness/processedItems';
+import type { CompanyRecord } from '../../../nodes/shared/model/companyRecord';
+import type { LookupKey } from '../../../nodes/shared/model/lookupKey';
+import { detectChanges } from '../../../nodes/shared/watch/detector';
+import { StaticDataMemory } from '../../../nodes/shared/watch/memory';
+import { ProcessedItemsMemory } from '../../../nodes/shared/watch/processedItemsMemory';
+import {
+	changedPatchMarker,
+	patchedAtEntry,
+	patchedEntry,
+	patchMarker,
+	patchOf,
+	patchQuestions,
+	PatchReading,
+	ROW_PATCHED,
+	taggedStatus,
+	taggedText,
+	trustQuestions,
+	trustsRow,
+	type PatchLimits,
+	type RowPatches,
+} from '../../../nodes/shared/watch/storePatches';
+import type { TextField } from '../../../nodes/shared/watch/storeEntries';
+import { STORE_CAPACITY } from '../../../nodes/shared/watch/storeRow';
+import { company, helpersOf, notRegistered } from './storeFixtures';
+
+// Issue 22's patches (storePatches.ts): what a main process appends instead of writing the row anew, and how
+// every other run reads them. Story by story; patchedRow.property.test.ts runs them against a model.
+
+const keys: LookupKey[] = [0, 1, 2, 3].map((index) => ({
+	countryCode: 'de',
+	companyId: `HRB${index}`,
+}));
+const A = company('Active');
+const I = company('Inactive');
+
+/** Patches allowed for lists this short (the default share, a tenth of the row, would allow none). */
+const ROOMY: PatchLimits = { patches: 64, changedPatches: 8, share: 10 };
+
+/**
+ * Runs of one watch on one store. `records[i]` undefined: company i not named; `unchecked`: named, its
+ * lookup failed. A main process loads the static data the last main-process run saved (`lose`: its save
+ * lost); a worker none (`worker`), or an empty one it does not keep (`empty worker`, as n8n runs one).
+ */
+function watch(limits: PatchLimits = ROOMY, capacity = STORE_CAPACITY, keep = () => true) {
+	const store = new HarnessStore();
+	const calls: string[] = [];
+	const helpers = helpersOf(store, { calls, withRemove: true });
+	let saved: Record<string, unknown> = {};
+	let day = 0;
+	const run = async (
+		records: Array<CompanyRecord | undefined>,
+		mode: 'main' | 'worker' | 'empty worker' | 'lose' = 'main',
+		unchecked: number[] = [],
+	) => {
+		day += 1;
+		calls.length = 0;
+		const data =
+			mode === 'main' || mode === 'lose'
+				? (JSON.parse(JSON.stringify(saved)) as Record<string, unknown>)
+				: {};
+		const notebook = new StaticDataMemory(data, { warn: () => undefined }, keep);
+		const found = await detectChanges(
+			new ProcessedItemsMemory(helpers, mode === 'worker' ? undefined : notebook, capacity, limits),
+			records.flatMap((record, itemIndex) =>
+				record && !unchecked.includes(itemIndex)
+					? [{ key: keys[itemIndex], record, itemIndex }]
+					: [],
+			),
+			unchecked.map((index) => keys[index]),
+			{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: false },
+		);
+		if (mode === 'main') saved = data;
+		return {
+			events: found.map((change) => `${change.itemIndex}:${change.change.event}`),
+			calls: [...calls],
+			changes: found.map((change) => change.change.changes),
+		};
+	};
+	return { run, store, saved: () => saved };
+}
+
+describe('a main process whose static data vouches for the row appends a patch (issue 22)', () => {
+	it('after a change: one call (the mark, the markers and the patch), the change from the static data, nothing written anew', async () => {
+		const { run, store, saved } = watch();
+		await run([A, A, A]);
+		const rowBefore = store.entriesOf('w', 'n');
+		expect(await run([A, I, A])).toMatchObject({
+			events: ['1:turnedInactive'],
+			calls: ['record 9'],
+		});
+		// Its marker; the company's flag, the patch it is in and its three entries tagged; its changed marker
+		// and the row's flag (which no reader asked since: new). The mark, asked too, is held.
+		expect(store.entriesOf('w', 'n')).toBe(rowBefore + 8);
+		expect(saved().storeRow).toMatchObject({
+			patches: { count: 1, changed: 1, entries: 8, settled: [] },
+		});
+		// The next change, of another company, in patch 2 (the last one's marker asked too).
+		expect(await run([A, I, I])).toMatchObject({
+			events: ['2:turnedInactive'],
+			calls: ['record 10'],
+		});
+	});
+
+	it("a quiet run appends its marker alone: the next asks the mark, the last run's marker and its own", async () => {
+		const { run, saved } = watch();
+		await run([A, A]);
+		expect(await run([A, A])).toMatchObject({ events: [], calls: ['record 2'] });
+		expect(await run([A, A])).toMatchObject({ events: [], calls: ['record 3'] });
+		expect(saved().storeRow).toMatchObject({ patches: { count: 2, changed: 0, entries: 2 } });
+	});
+
+	it('a company back to its state before (A, I, A) is reported each time, and a worker after reads the latest patch', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		expect((await run([I, A])).events).toEqual(['0:turnedInactive']);
+		expect((await run([A, A])).events).toEqual(['0:turnedActive']);
+		expect((await run([I, A])).events).toEqual(['0:turnedInactive']);
+		// The untagged entries (the row written anew) say Active; the last patch says Inactive.
+		expect((await run([A, A], 'worker')).events).toEqual(['0:turnedActive']);
+	});
+
+	it.each(['worker', 'empty worker'] as const)(
+		"a %s reads each company's last patch (a rename, a status), and writes the row anew",
+		async (mode) => {
+			const { run } = watch();
+			await run([A, A, A]);
+			await run([company('Active', 'Alpha AG'), A, A]);
+			await run([company('Active', 'Alpha AG'), I, A]);
+			const read = await run([company('Active', 'Alpha SE'), I, notRegistered()], mode);
+			expect(read.events).toEqual(['0:detailsChanged', '2:deregistered']);
+			expect(read.calls).toContain('clear');
+			// Its row, written anew, speaks as before: the next change only.
+			expect((await run([company('Active', 'Alpha SE'), A, notRegistered()], mode)).events).toEqual(
+				['1:turnedActive'],
+			);
+		},
+	);
+
+	it('a company the patch drops (no longer named, not kept) is new to a worker that names it again', async () => {
+		const { run } = watch(ROOMY, STORE_CAPACITY, () => false);
+		await run([A, A, A]);
+		// Company 2 not named: forgotten by the static data, dropped by the patch.
+		await run([A, A, undefined]);
+		expect((await run([A, A, I], 'worker')).events).toEqual([]);
+	});
+
+	it("a lost save: the next run finds the lost run's marker held, reads its patch, and reports only what it does not say", async () => {
+		const { run } = watch();
+		await run([A, A, A]);
+		expect((await run([I, A, A], 'lose')).events).toEqual(['0:turnedInactive']);
+		const next = await run([I, A, I]);
+		expect(next.events).toEqual(['2:turnedInactive']);
+		// It read the row and wrote it anew: the static data vouches for it again.
+		expect(next.calls).toContain('clear');
+		expect((await run([I, A, I])).calls).toEqual(['record 2']);
+	});
+});
+
+describe('a reader of a patched row (issue 22)', () => {
+	const renamed = (name: string, address: string, status = 'Active') =>
+		({ ...company(status, name), registeredAddress: address }) as CompanyRecord;
+
+	it('a company a patch named that the reader could not check: its status there is carried, and its next change reported', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		await run([I, A]);
+		// A worker cannot check company 0: the row it writes anew keeps its status in the patch (Inactive).
+		expect((await run([A, A], 'worker', [0])).events).toEqual([]);
+		const next = await run([A, A], 'worker');
+		expect(next.events).toEqual(['0:turnedActive']);
+		// Its name and address unknown to the row since: the status alone.
+		expect(next.changes).toEqual([{ status: { previous: 'Inactive', current: 'Active' } }]);
+	});
+
+	it('one the static data holds as the patch does (a main process after a lost save): carried whole, so a worker later tells its rename', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		await run([I, A]);
+		// Company 1 changes in a run whose save is lost: the next run does not trust the row.
+		await run([I, I], 'lose');
+		expect((await run([I, I], 'main', [0])).events).toEqual([]);
+		const read = await run([company('Inactive', 'Alpha AG'), I], 'worker');
+		expect(read.events).toEqual(['0:detailsChanged']);
+	});
+
+	it("the old name and address where the patch holds the static data's (a lost save: only the address)", async () => {
+		const { run } = watch();
+		await run([A]);
+		await run([company('Active', 'Alpha AG')]);
+		// Renamed again in a run whose save is lost (patch 2): the static data says Alpha AG, Hauptstr. 1.
+		await run([company('Active', 'Alpha SE')], 'lose');
+		const read = await run([renamed('Alpha XY', 'Ring 9')]);
+		expect(read.events).toEqual(['0:detailsChanged']);
+		// Patch 2 holds Alpha SE (not the static data's name) and Hauptstr. 1 (the static data's address).
+		expect(read.changes).toEqual([
+			{
+				officialName: { previous: null, current: 'Alpha XY' },
+				registeredAddress: { previous: 'Hauptstr. 1', current: 'Ring 9' },
+			},
+		]);
+	});
+
+	it('a company the row held a status of that nobody named or tried is dropped by the patch, and new when named again', async () => {
+		const { run, saved } = watch();
+		await run([A, A]);
+		// A worker checks company 2, the static data never holds it.
+		await run([A, A, A], 'worker');
+		// A main process cannot check it: the row written anew keeps its status, and the mark lists it.
+		await run([A, A, A], 'main', [2]);
+		expect(saved().storeRow).toMatchObject({ notAsSaved: ['de/HRB2'] });
+		// Not named, not tried: the patch drops it, and the mark counts it settled.
+		expect((await run([A, A])).calls).toEqual(['record 6']);
+		expect(saved().storeRow).toMatchObject({ patches: { settled: ['de/HRB2'] } });
+		// Named again (Inactive): new to the row, a baseline; the run appends (nothing in the row to ask).
+		const back = await run([A, A, I]);
+		expect(back.events).toEqual([]);
+		expect(back.calls).toHaveLength(1);
+	});
+});
+
+describe('when a patched row is written anew', () => {
+	it('after the most patches: the row written anew, its mark counting none', async () => {
+		const { run, saved } = watch({ ...ROOMY, patches: 2 });
+		await run([A, A]);
+		await run([A, A]);
+		await run([I, A]);
+		const third = await run([A, A]);
+		expect(third.events).toEqual(['0:turnedActive']);
+		expect(third.calls).toContain('clear');
+		expect(saved().storeRow).toMatchObject({ patches: { count: 0, changed: 0, entries: 0 } });
+	});
+
+	it('after the most patches that name companies (quiet ones do not count)', async () => {
+		const { run } = watch({ ...ROOMY, changedPatches: 1 });
+		await run([A, A]);
+		await run([I, A]);
+		expect((await run([I, A])).calls).toEqual(['record 3']);
+		expect((await run([A, A])).calls).toContain('clear');
+	});
+
+	it('past a share of the row: with the default limits, one company of two is too many', async () => {
+		const { run } = watch({ patches: 64, changedPatches: 8, share: 0.1 });
+		await run([A, A]);
+		expect((await run([A, A])).calls).toEqual(['record 2']);
+		expect((await run([I, A])).calls).toContain('clear');
+	});
+
+	it("past the store's capacity (n8n would trim the row's oldest entries): the row written anew", async () => {
+		// Two companies (six entries) and the mark; room for one quiet patch's marker and no more.
+		const { run } = watch(ROOMY, 8);
+		await run([A, A]);
+		expect((await run([A, A])).calls).toEqual(['record 2']);
+		const changed = await run([I, A]);
+		expect(changed.events).toEqual(['0:turnedInactive']);
+		expect(changed.calls).toContain('clear');
+	});
+
+	it('a company named whose entries in the row are a status at most (a worker could not check it): asked, and the row written anew', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		await run([A, A], 'worker', [1]);
+		// The row holds its status alone since the worker; the main process's mark says so.
+		await run([A, A], 'main', [1]);
+		const named = await run([A, company('Active', 'Alpha AG')]);
+		// Its details unknown to the row: no event (never a false one), its status asked as before.
+		expect(named.events).toEqual([]);
+		expect(named.calls).toContain('clear');
+		expect((await run([A, company('Inactive', 'Alpha AG')])).events).toEqual(['1:turnedInactive']);
+	});
+
+	it("an earlier version's mark (no patches): trusted as before; the first change writes the row anew, marked to take them", async () => {
+		const { run, saved } = watch();
+		await run([A, A]);
+		delete (saved().storeRow as { patches?: unknown }).patches;
+		// Quiet: the mark alone, the row kept as it is.
+		expect((await run([A, A])).calls).toEqual(['record 1']);
+		expect((await run([I, A])).calls).toEqual(['record 4', 'clear', 'record 7']);
+		expect((await run([I, I])).calls).toEqual(['record 9']);
+	});
+
+	it.each<[string, unknown]>([
+		['not an object', 'x'],
+		['null', null],
+		['a count that is no count', { count: -1, changed: 0, entries: 0, settled: [] }],
+		['a changed count that is no count', { count: 0, changed: 0.5, entries: 0, settled: [] }],
+		['an entries count that is no count', { count: 0, changed: 0, entries: '1', settled: [] }],
+		['a list that is no list of ids', { count: 0, changed: 0, entries: 0, settled: [1] }],
+	])(
+		'patches said by hand (%s): the mark proves nothing, the row is read as a worker reads it',
+		async (_what, patches) => {
+			const { run, saved } = watch();
+			await run([A, A]);
+			(saved().storeRow as { patches?: unknown }).patches = patches;
+			const read = await run([I, A]);
+			expect(read.events).toEqual(['0:turnedInactive']);
+			expect(read.calls[0]).toBe('count');
+		},
+	);
+
+	it('patches miscounted by hand: the row not trusted, read, no change reported twice', async () => {
+		const { run, saved } = watch();
+		await run([A, A]);
+		await run([I, A]);
+		await run([I, A]);
+		const mark = saved().storeRow as { patches: RowPatches };
+		mark.patches.count = 1;
+		const read = await run([I, I]);
+		expect(read.events).toEqual(['1:turnedInactive']);
+		expect(read.calls).toContain('clear');
+	});
+});
+
+describe('the patches, entry by entry', () => {
+	const patches = (count: number, changed: number): RowPatches => ({
+		count,
+		changed,
+		entries: 0,
+		settled: [],
+	});
+
+	it("a patch: its marker, each company's flag, the patch it is in and its state; its changed marker and the row's flag last", () => {
+		const snapshot = { s: 'A' as const, n: 'Alpha GmbH', a: 'Ring  2' };
+		expect(
+			patchOf(
+				3,
+				[
+					['de/1', snapshot],
+					['de/2', { s: 'N' }],
+				],
+				['de/3'],
+			),
+		).toEqual([
+			'["patch",3]',
+			'["de/1","patched"]',
+			'["de/1","patched at",3]',
+			'["de/1","status","A",3]',
+			'["de/1","name","alpha gmbh",3]',
+			'["de/1","address","ring 2",3]',
+			'["de/2","patched"]',
+			'["de/2","patched at",3]',
+			'["de/2","status","N",3]',
+			'["de/3","patched"]',
+			'["de/3","patched at",3]',
+			'["patch",3,"changed"]',
+			'["row patched"]',
+		]);
+		expect(patchOf(1, [], [])).toEqual(['["patch",1]']);
+	});
+
+	it.each<[string, RowPatches, boolean, string[]]>([
+		['none yet, a patch with companies', patches(0, 0), false, ['["patch",1]', ROW_PATCHED]],
+		['none yet, a quiet patch', patches(0, 0), true, ['["patch",1]']],
+		['two, none with companies', patches(2, 0), false, ['["patch",2]', '["patch",3]', ROW_PATCHED]],
+		[
+			'two, one with companies',
+			patches(2, 1),
+			false,
+			['["patch",2]', '["patch",3]', '["patch",3,"changed"]'],
+		],
+		['two, a quiet patch', patches(2, 1), true, ['["patch",2]', '["patch",3]']],
+	])('trusting the row (%s): its questions', (_what, counted, quiet, asked) => {
+		expect(trustQuestions(counted, quiet)).toEqual(asked);
+	});
+
+	// What the row held before the call (everything else asked was new to it).
+	it.each<[string, RowPatches, boolean, string[], boolean]>([
+		[
+			'the last marker held, the next new, no reader: trusted',
+			patches(2, 1),
+			false,
+			['["patch",2]'],
+			true,
+		],
+		[
+			'the next marker held (another run appended): not trusted',
+			patches(2, 1),
+			false,
+			['["patch",2]', '["patch",3]'],
+			false,
+		],
+		[
+			'the last marker not held (the row written since): not trusted',
+			patches(2, 1),
+			false,
+			[],
+			false,
+		],
+		[
+			'a reader asked the changed marker: not trusted',
+			patches(2, 1),
+			false,
+			['["patch",2]', '["patch",3,"changed"]'],
+			false,
+		],
+		[
+			'a reader asked, this patch quiet: trusted',
+			patches(2, 1),
+			true,
+			['["patch",2]', '["patch",3,"changed"]'],
+			true,
+		],
+		['none yet, the row holds none of it: trusted', patches(0, 0), false, [], true],
+		[
+			'none yet: a reader asked the row flag: not trusted',
+			patches(0, 0),
+			false,
+			[ROW_PATCHED],
+			false,
+		],
+		['none yet: the first marker held: not trusted', patches(0, 0), true, ['["patch",1]'], false],
+	])('%s', (_what, counted, quiet, held, trusted) => {
+		expect(trustsRow(counted, quiet, (entry) => !held.includes(entry))).toBe(trusted);
+	});
+
+	it('a reader asks which patches named companies (all it may take) and whether each company is in one', () => {
+		const markers = Array.from({ length: 64 }, (_, index) => changedPatchMarker(index + 1));
+		expect(patchQuestions(['de/1', 'de/2'])).toEqual([
+			...markers,
+			patchedEntry('de/1'),
+			patchedEntry('de/2'),
+		]);
+	});
+
+	describe('a reading', () => {
+		const now = { s: 'A' as const, n: 'Alpha AG', a: 'Ring 2' };
+		const old = { s: 'I' as const, n: 'Alpha GmbH', a: 'Ring 2' };
+		/** A row holding these entries (and patches 1 and 3 that named companies). */
+		const rowHolding = (...held: string[]) => {
+			const row = new Set([changedPatchMarker(1), changedPatchMarker(3), ...held]);
+			return (entry: string) => !row.has(entry);
+		};
+
+		it('the patches that named companies, and the companies they named', () => {
+			const reading = new PatchReading(rowHolding(patchedEntry('de/1')));
+			expect(reading.patched('de/1')).toBe(true);
+			expect(reading.patched('de/2')).toBe(false);
+			/** What is asked of de/1 in patch k: the patch it is in, its statuses, these names and addresses. */
+			const askedIn = (k: number, ...texts: Array<[TextField, string]>) => [
+				patchedAtEntry('de/1', k),
+				...(['A', 'I', 'N'] as const).map((status) => taggedStatus('de/1', status, k)),
+				...texts.map(([field, text]) => taggedText('de/1', field, text, k)),
+			];
+			const texts: Array<[TextField, string]> = [
+				['name', 'Alpha AG'],
+				['address', 'Ring 2'],
+				['name', 'Alpha GmbH'],
+				['address', 'Ring 2'],
+			];
+			// The latest patch first.
+			expect(reading.questions('de/1', now, old)).toEqual([
+				...askedIn(3, ...texts),
+				...askedIn(1, ...texts),
+			]);
+			expect(reading.questions('de/1')).toHaveLength(8);
+			// Not registered (now and in the static data): no name or address is asked.
+			expect(reading.questions('de/1', { s: 'N' }, { s: 'N' })).toEqual([
+				...askedIn(3),
+				...askedIn(1),
+			]);
+			expect(new PatchReading(rowHolding()).questions('de/1', now)).toHaveLength(12);
+			// No patch named companies: none is patched, whatever its flag.
+			const none = new PatchReading((entry) => entry !== patchedEntry('de/1'));
+			expect(none.patched('de/1')).toBe(false);
+		});
+
+		it("a company's state: its latest patch's, with the names held there", () => {
+			const reading = new PatchReading(rowHolding(patchedEntry('de/1')));
+			const answers = rowHolding(
+				patchedAtEntry('de/1', 1),
+				taggedStatus('de/1', 'A', 1),
+				patchedAtEntry('de/1', 3),
+				taggedStatus('de/1', 'I', 3),
+				taggedText('de/1', 'name', 'Alpha GmbH', 3),
+				taggedText('de/1', 'address', 'Ring 2', 3),
+			);
+			expect(reading.state('de/1', answers, now, old)).toEqual({
+				status: 'I',
+				name: false,
+				address: true,
+				oldName: true,
+				oldAddress: true,
+			});
+			// Without a snapshot (a status alone asked): no name or address held.
+			expect(reading.state('de/1', answers)).toEqual({
+				status: 'I',
+				name: false,
+				address: false,
+				oldName: false,
+				oldAddress: false,
+			});
+			// Not registered now (and in the static data): its name and address are not asked, and not held,
+			// whatever the row holds (a registered state without them).
+			const withoutName = rowHolding(
+				patchedAtEntry('de/1', 3),
+				taggedStatus('de/1', 'A', 3),
+				taggedText('de/1', 'name', undefined, 3),
+				taggedText('de/1', 'address', undefined, 3),
+			);
+			expect(reading.state('de/1', withoutName, { s: 'N' }, { s: 'N' })).toEqual({
+				status: 'A',
+				name: false,
+				address: false,
+				oldName: false,
+				oldAddress: false,
+			});
+		});
+
+		it('none: dropped in its latest patch, two statuses there, or named by no patch', () => {
+			const reading = new PatchReading(rowHolding(patchedEntry('de/1')));
+			const dropped = rowHolding(
+				patchedAtEntry('de/1', 1),
+				taggedStatus('de/1', 'A', 1),
+				patchedAtEntry('de/1', 3),
+			);
+			expect(reading.state('de/1', dropped, now)).toBeUndefined();
+			const two = rowHolding(
+				patchedAtEntry('de/1', 3),
+				taggedStatus('de/1', 'A', 3),
+				taggedStatus('de/1', 'I', 3),
+			);
+			expect(reading.state('de/1', two, now)).toBeUndefined();
+			expect(reading.state('de/1', rowHolding(), now)).toBeUndefined();
+			expect(patchMarker(2)).toBe('["patch",2]');
+		});
+	});
+});
