@@ -219,6 +219,53 @@ describe('a reader of a patched row (issue 22)', () => {
 	});
 });
 
+describe('a patch at its bounds, and first sightings (issue 22)', () => {
+	const NR = notRegistered();
+
+	it("a patch exactly at the share or the store's capacity is appended; one entry past the capacity, not", async () => {
+		// Two companies, one registered (three entries) and one not (one): a patch of one company is 8 entries.
+		const atShare = watch({ patches: 64, changedPatches: 8, share: 2 });
+		await atShare.run([A, NR]);
+		expect((await atShare.run([I, NR])).calls).toEqual(['record 9']);
+		// The row: 4 entries, the mark and the patch's 8 = 13.
+		const atCapacity = watch(ROOMY, 13);
+		await atCapacity.run([A, NR]);
+		expect((await atCapacity.run([I, NR])).calls).toEqual(['record 9']);
+		const pastCapacity = watch(ROOMY, 12);
+		await pastCapacity.run([A, NR]);
+		expect((await pastCapacity.run([I, NR])).calls).toContain('clear');
+	});
+
+	it('a reader that could not check a company its latest patch dropped carries nothing of it', async () => {
+		const { run } = watch(ROOMY, STORE_CAPACITY, () => false);
+		await run([A, A, A]);
+		await run([A, A, undefined]);
+		expect((await run([A, A, A], 'worker', [2])).events).toEqual([]);
+		expect((await run([A, A, I], 'worker')).events).toEqual([]);
+	});
+
+	it('a run that appends reports first sightings of new companies only, not of those the static data holds', async () => {
+		const store = new HarnessStore();
+		const data: Record<string, unknown> = {};
+		const detect = async (records: CompanyRecord[], day: number) =>
+			(
+				await detectChanges(
+					new ProcessedItemsMemory(
+						helpersOf(store),
+						new StaticDataMemory(data, { warn: () => undefined }, () => true),
+						STORE_CAPACITY,
+						ROOMY,
+					),
+					records.map((record, itemIndex) => ({ key: keys[itemIndex], record, itemIndex })),
+					[],
+					{ now: new Date(Date.UTC(2026, 0, day)), reportFirstSightings: true },
+				)
+			).map((change) => `${change.itemIndex}:${change.change.event}`);
+		expect(await detect([A, A], 1)).toEqual(['0:firstSeen', '1:firstSeen']);
+		expect(await detect([I, A, A], 2)).toEqual(['0:turnedInactive', '2:firstSeen']);
+	});
+});
+
 describe('when a patched row is written anew', () => {
 	it('after the most patches: the row written anew, its mark counting none', async () => {
 		const { run, saved } = watch({ ...ROOMY, patches: 2 });
