@@ -546,17 +546,18 @@ describe("the undo's 'row emptied' entry left in a row a worker wrote afterwards
 describe('a row trimmed to exactly what the main process recorded and the emptied entry', () => {
 	// Nothing held, not even the mark, and the row counts what was recorded + 1: empty before (or holding
 	// the emptied entry alone) only if the row had room for more; trimmed to its capacity, it held more.
-	it('is not taken as empty: the old statuses are asked', async () => {
+	/** The story with room for `capacity`: a main process's run, a worker's, and the main process again, everything moved. */
+	const story = async (capacity: number) => {
 		const store = new HarnessStore();
 		const calls: string[] = [];
 		const run = async (saved: Record<string, unknown> | undefined, records: CompanyRecord[]) => {
 			const data = saved && (JSON.parse(JSON.stringify(saved)) as Record<string, unknown>);
-			// Room for 8: a main process's 2 companies (6 entries and the mark), a worker's (6 and a block).
+			// Room for 8 (the first story): a main process's 2 companies (6 entries and the mark), a worker's (6 and a block).
 			const found = await detectChanges(
 				new ProcessedItemsMemory(
 					helpersOf(store, { calls }),
 					data && new StaticDataMemory(data, { warn: () => undefined }, () => true),
-					8,
+					capacity,
 				),
 				named(records),
 				[],
@@ -573,9 +574,26 @@ describe('a row trimmed to exactly what the main process recorded and the emptie
 		} as CompanyRecord;
 		calls.length = 0;
 		await run(saved, [moved, moved]);
+		return calls;
+	};
+
+	it('is not taken as empty: the old statuses are asked', async () => {
 		// Step 1: the mark, the next patch's marker, whether the row holds patches and 6 entries (all new: 9
 		// recorded), then the emptied entry; the row, trimmed to 8, is not counted as a sign of an empty one,
 		// and step 2 asks the old statuses.
-		expect(calls.slice(0, 3)).toEqual(['record 9', 'record 1', expect.stringMatching(/^record /)]);
+		expect((await story(8)).slice(0, 3)).toEqual([
+			'record 9',
+			'record 1',
+			expect.stringMatching(/^record /),
+		]);
+	});
+
+	// Room for exactly the 10 entries recorded: a count of 10 cannot tell an empty row from a trimmed one;
+	// room for one more, it can (the row trimmed to 11 counts 11).
+	it.each([
+		[10, false],
+		[11, true],
+	])('with room for %i, counted: %s', async (capacity, counted) => {
+		expect((await story(capacity))[2] === 'count').toBe(counted);
 	});
 });

@@ -358,6 +358,102 @@ describe('when a patched row is written anew', () => {
 	});
 });
 
+describe('a run that does not append (issue 22)', () => {
+	// Past the limits, or after an earlier version's mark: the row is written anew, and what step 1 asks
+	// must still say what a patch would have said.
+	it('on a trusted patched row it still asks the patches: a company a patch dropped is new when named again', async () => {
+		const { run } = watch({ ...ROOMY, patches: 1 }, STORE_CAPACITY, () => false);
+		await run([A, A]);
+		// Company 1 not named: forgotten, dropped by patch 1 (the row's untagged entries still say Active).
+		await run([A, undefined]);
+		// Patch 2 is past the limit. Company 1 named again, Inactive: a new baseline, not a turn to Inactive.
+		const back = await run([A, I]);
+		expect(back.events).toEqual([]);
+		expect(back.calls).toContain('clear');
+	});
+
+	it('a company it could not check, held in the marked row as the static data says: not asked, and its entries carried', async () => {
+		const { run } = watch({ ...ROOMY, patches: 0 });
+		await run([A, A]);
+		// Step 1: the mark, the next patch's marker, the row's flag and company 0's three entries; company 1
+		// is not asked. Written anew: both companies' six entries and the mark.
+		expect((await run([I, A], 'main', [1])).calls).toEqual(['record 6', 'clear', 'record 7']);
+		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
+	});
+
+	it('a company it could not check whose entries the row holds (a worker wrote it): carried whole, nothing more asked of it', async () => {
+		const { run } = watch();
+		await run([A, A]);
+		await run([A, A], 'worker');
+		const read = await run([I, A], 'main', [1]);
+		expect(read.events).toEqual(['0:turnedInactive']);
+		expect(read.calls).toEqual(['record 9', 'record 7', 'record 3', 'clear', 'record 7']);
+		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
+	});
+
+	it("a company a worker's row dropped (not named there): the static data's snapshot proves nothing, a new baseline", async () => {
+		const { run } = watch();
+		await run([A, A]);
+		// The worker names company 0 alone: its row holds nothing of company 1.
+		await run([A], 'worker');
+		// The static data still holds company 1 as Active, but a run between may have reported from the row.
+		expect((await run([A, I])).events).toEqual([]);
+	});
+
+	it("an earlier version's mark, nothing changed, a new company that could not be checked: its statuses asked, so the row is written anew", async () => {
+		const { run, saved } = watch();
+		await run([A, A]);
+		delete (saved().storeRow as { patches?: unknown }).patches;
+		// Its three statuses, asked in step 2, are recorded: the row no longer holds only what step 3 writes.
+		expect((await run([A, A, A], 'main', [2])).calls).toEqual([
+			'record 1',
+			'record 3',
+			'clear',
+			'record 7',
+		]);
+	});
+
+	it("an earlier version's mark of a watch of no companies: kept as it is, nothing counted", async () => {
+		const { run, saved } = watch();
+		await run([]);
+		delete (saved().storeRow as { patches?: unknown }).patches;
+		expect((await run([])).calls).toEqual(['record 1']);
+	});
+});
+
+describe('what a reader of a patched row carries of a company it could not check (issue 22)', () => {
+	it('dropped in its latest patch: nothing, not even the entry that says its details are unknown', async () => {
+		const { run, store } = watch(ROOMY, STORE_CAPACITY, () => false);
+		await run([A, A]);
+		await run([A, undefined]);
+		await run([A, A], 'worker', [1]);
+		// Company 0's three entries and its block.
+		expect(store.entriesOf('w', 'n')).toBe(4);
+	});
+
+	it('not registered in its latest patch: its status alone', async () => {
+		const { run, store } = watch();
+		await run([A, A]);
+		await run([A, notRegistered()]);
+		await run([A, notRegistered()], 'worker', [1]);
+		// Company 0's three entries and its block, company 1's status.
+		expect(store.entriesOf('w', 'n')).toBe(5);
+	});
+
+	it('not registered in its patch as in the static data (a main process after a lost save): carried whole, so the mark lists it not', async () => {
+		const { run, saved } = watch();
+		await run([A, A]);
+		await run([A, notRegistered()]);
+		// A quiet run whose save is lost: the next run does not trust the row, and reads it.
+		await run([A, notRegistered()], 'lose');
+		const read = await run([A, notRegistered()], 'main', [1]);
+		expect(read.calls).toContain('clear');
+		expect(saved().storeRow).toMatchObject({ notAsSaved: [] });
+		// The row is the static data's again: the next run appends.
+		expect((await run([A, notRegistered()])).calls).toHaveLength(1);
+	});
+});
+
 describe('the patches, entry by entry', () => {
 	const patches = (count: number, changed: number): RowPatches => ({
 		count,
