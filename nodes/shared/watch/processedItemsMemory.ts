@@ -330,7 +330,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 			for (const entry of await this.row.ask(questions)) firstNew.add(entry);
 		}
 		const reading = rowPatched ? new PatchReading(isNew) : undefined;
-		/** Companies a patch named: their last state is there, not in the untagged entries (step 2 asks it). */
+		/**
+		 * Companies whose flag says a patch named them: their last state is there, not in the untagged entries.
+		 * Step 2 asks both (a killed reader's question leaves a flag no patch wrote: `latest` tells).
+		 */
 		const patchedNamed: string[] = [];
 		const patchedAbsent: string[] = [];
 		/** The companies named now whose entries were not all held, with what was. */
@@ -355,7 +358,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const fromNotebook = (id: string) => rowAsMarked && asInRow(id) !== undefined;
 		asked.walk(isNew, (id, now, held) => {
 			const vouched = fromNotebook(id);
-			if (!vouched && reading?.patched(id)) return void patchedNamed.push(id);
+			if (!vouched && reading?.patched(id)) patchedNamed.push(id);
 			// On a patchable row the static data is its last state, whatever untagged entries say (a patch since
 			// may have set it back to what they say: A, B, A).
 			if (allHeld(held) && !(vouched && patches)) return;
@@ -369,15 +372,17 @@ export class ProcessedItemsMemory implements WatchMemory {
 		/** What step 1 found held of the companies in `statusOnly` it asked. */
 		const absentHeld = new Map<string, Held>();
 		absentAsked.walk(isNew, (id, before, held) => {
-			if (reading?.patched(id)) return void patchedAbsent.push(id);
-			if (allHeld(held)) return void carriedWhole.push(id);
+			if (reading?.patched(id)) patchedAbsent.push(id);
+			// Even one whose entries are all held: carried whole only where step 2 finds its status alone (a
+			// reader killed after its questions leaves every status it asked held).
 			statusOnly.set(id, { asked: before.s, held: held.status });
 			absentHeld.set(id, held);
 			askAsCame(id, before, held);
 		});
-		for (const id of absentUnsaved)
+		for (const id of absentUnsaved) {
 			if (reading?.patched(id)) patchedAbsent.push(id);
-			else statusOnly.set(id, { held: false });
+			statusOnly.set(id, { held: false });
+		}
 
 		// 2. For the rest: the statuses that may have been, whether only the status was known, and the
 		// static data's name and address where they are not the current ones.
@@ -419,17 +424,30 @@ export class ProcessedItemsMemory implements WatchMemory {
 		for (const { entry: asItCame, held, field } of asCame)
 			if (answers.has(asItCame)) held[field] = true;
 		for (const [id, held] of changed) if (allHeld(held) && !fromNotebook(id)) changed.delete(id);
-		for (const [id, held] of absentHeld) {
-			if (!allHeld(held)) continue;
-			statusOnly.delete(id);
-			carriedWhole.push(id);
-		}
 		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */
 		const statusOf = (id: string, asked: CompanySnapshot['s'] | undefined, wasHeld: boolean) => {
 			const held = probed(asked, wasHeld).filter((status) => answers.has(statusEntry(id, status)));
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
 		};
+		for (const [id, held] of absentHeld) {
+			const { s } = saved(id)!;
+			if (!allHeld(held) || statusOf(id, s, held.status) !== s) continue;
+			statusOnly.delete(id);
+			carriedWhole.push(id);
+		}
+
+		// A patched company's last state: its latest patch's (a run's own patch is no other run's). Those whose
+		// flag no patch wrote (no patch named them) are read from the untagged entries, as any other.
+		const patchNew = (entry: string) => firstNew.has(entry) || secondNew.has(entry);
+		const namedInPatch = (id: string) => reading!.latest(id, patchNew) !== undefined;
+		const patchedStates = new Map<string, PatchedState | undefined>();
+		for (const id of patchedNamed)
+			if (namedInPatch(id))
+				patchedStates.set(id, reading!.state(id, patchNew, current.get(id), saved(id)));
+		const patchedAbsentStates = new Map<string, PatchedState | undefined>();
+		for (const id of patchedAbsent)
+			if (namedInPatch(id)) patchedAbsentStates.set(id, reading!.state(id, patchNew, saved(id)));
 
 		const known = new Map<string, Recollection>();
 		/**
@@ -480,6 +498,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 			);
 		};
 		for (const [id, held] of changed) {
+			if (patchedStates.has(id)) continue;
 			const now = current.get(id)!;
 			const before = saved(id);
 			if (before && fromNotebook(id)) {
@@ -505,14 +524,14 @@ export class ProcessedItemsMemory implements WatchMemory {
 					[entry(id, field, foldedOf(text)), ...earlierEntries(id, field, text)].some(answers.has),
 			);
 		}
-		// A patched company's last state: its latest patch's (a run's own patch is no other run's).
-		const patchNew = (entry: string) => firstNew.has(entry) || secondNew.has(entry);
 		const changedIds = new Set(changed.keys());
-		for (const id of patchedNamed) {
+		for (const [id, state] of patchedStates) {
 			const now = current.get(id)!;
 			const before = saved(id);
-			const state = reading!.state(id, patchNew, now, before);
-			if (state && unchangedIn(state, now)) continue;
+			if (state && unchangedIn(state, now)) {
+				changedIds.delete(id);
+				continue;
+			}
 			// None (dropped in that patch, or statuses that make no state): unknown, a new baseline.
 			changedIds.add(id);
 			if (state)
@@ -524,17 +543,18 @@ export class ProcessedItemsMemory implements WatchMemory {
 		this.changed = storeIsNew ? current : changedIds;
 
 		this.carried = [];
-		for (const id of carriedWhole) pushEntriesOf(this.carried, id, saved(id)!);
+		for (const id of carriedWhole)
+			if (!patchedAbsentStates.has(id)) pushEntriesOf(this.carried, id, saved(id)!);
 		for (const [id, { asked: askedStatus, held }] of statusOnly) {
+			if (patchedAbsentStates.has(id)) continue;
 			const status = storeIsNew ? undefined : statusOf(id, askedStatus, held);
 			if (status === 'N') this.carried.push(statusEntry(id, 'N'));
 			else if (status !== undefined)
 				this.carried.push(statusEntry(id, status), detailsUnknownEntry(id));
 		}
-		this.notAsSaved = [...statusOnly.keys()];
-		for (const id of patchedAbsent) {
+		this.notAsSaved = [...statusOnly.keys()].filter((id) => !patchedAbsentStates.has(id));
+		for (const [id, state] of patchedAbsentStates) {
 			const before = saved(id);
-			const state = reading!.state(id, patchNew, before);
 			if (before && state && unchangedIn(state, before)) pushEntriesOf(this.carried, id, before);
 			else {
 				// Its status at most: its details in the row are not the static data's.

@@ -166,9 +166,17 @@ export class PatchReading {
 		for (let k = MAX_PATCHES; k >= 1; k--) if (!isNew(changedPatchMarker(k))) this.changed.push(k);
 	}
 
-	/** Whether a patch named this company. */
+	/**
+	 * Whether a patch may have named this company: its flag is held. A reader's question records the flag
+	 * too (one killed before it wrote the row anew leaves it): `latest` tells, from step 2's answers.
+	 */
 	patched(id: string): boolean {
 		return this.changed.length > 0 && !this.isNew(patchedEntry(id));
+	}
+
+	/** The latest patch that named this company, from step 2's answers (`isNew`); none: no patch did. */
+	latest(id: string, isNew: (entry: string) => boolean): number | undefined {
+		return this.changed.find((patch) => !isNew(patchedAtEntry(id, patch)));
 	}
 
 	/**
@@ -187,8 +195,8 @@ export class PatchReading {
 	}
 
 	/**
-	 * Its state in the latest patch that named it, from step 2's answers (`isNew`, as above). None: dropped
-	 * there, or statuses that do not make one (a row not to be trusted): a new baseline.
+	 * Its state in the latest patch that named it, from step 2's answers (`isNew`, as above). None: named by
+	 * no patch (`latest`), dropped there, or statuses that do not make one (a row not to be trusted).
 	 */
 	state(
 		id: string,
@@ -196,7 +204,7 @@ export class PatchReading {
 		snapshot?: Snapshot,
 		old?: Snapshot,
 	): PatchedState | undefined {
-		const k = this.changed.find((patch) => !isNew(patchedAtEntry(id, patch)));
+		const k = this.latest(id, isNew);
 		if (k === undefined) return undefined;
 		const statuses = STATUSES.filter((status) => !isNew(taggedStatus(id, status, k)));
 		if (statuses.length !== 1) return undefined;

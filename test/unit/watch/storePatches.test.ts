@@ -381,13 +381,14 @@ describe('a run that does not append (issue 22)', () => {
 		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
 	});
 
-	it('a company it could not check whose entries the row holds (a worker wrote it): carried whole, nothing more asked of it', async () => {
+	it('a company it could not check whose entries the row holds (a worker wrote it): its statuses asked, and carried whole', async () => {
 		const { run } = watch();
 		await run([A, A]);
 		await run([A, A], 'worker');
 		const read = await run([I, A], 'main', [1]);
 		expect(read.events).toEqual(['0:turnedInactive']);
-		expect(read.calls).toEqual(['record 9', 'record 7', 'record 3', 'clear', 'record 7']);
+		// Step 2: company 0's two other statuses and the entry of unknown details, company 1's three statuses.
+		expect(read.calls).toEqual(['record 9', 'record 7', 'record 6', 'clear', 'record 7']);
 		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
 	});
 
@@ -451,6 +452,48 @@ describe('what a reader of a patched row carries of a company it could not check
 		expect(saved().storeRow).toMatchObject({ notAsSaved: [] });
 		// The row is the static data's again: the next run appends.
 		expect((await run([A, notRegistered()])).calls).toHaveLength(1);
+	});
+});
+
+describe('a reader that asked and never wrote (a worker killed after its questions; issue 22)', () => {
+	it('a quiet run still appends its marker; a run that names a company reads the row and writes it anew', async () => {
+		const { run, store, saved } = watch();
+		await run([A, A]);
+		await run([I, A]);
+		const current = new Map([
+			['de/HRB0', { s: 'I' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 1 }],
+			['de/HRB1', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 1 }],
+		]);
+		// Its recall asks the row's flag, the changed markers and the flags, and records them.
+		await new ProcessedItemsMemory(helpersOf(store), undefined, STORE_CAPACITY, ROOMY).recall(
+			current,
+			[],
+		);
+		expect((await run([I, A])).calls).toEqual(['record 3']);
+		expect(saved().storeRow).toMatchObject({ patches: { count: 2 } });
+		// A reader in progress would write the row anew from what it read: a patch now would be lost with it.
+		const named = await run([I, I]);
+		expect(named.events).toEqual(['1:turnedInactive']);
+		expect(named.calls).toContain('clear');
+	});
+
+	it("every status it asked of a company it could not check is held since: the static data's is not confirmed by it", async () => {
+		const { run, store } = watch();
+		await run([A, notRegistered()]);
+		// A worker finds company 1 registered again (its last successful check), and writes the row anew.
+		expect((await run([A, A], 'worker')).events).toEqual(['1:reregistered']);
+		// Another worker cannot check company 1: it asks its three statuses, and is killed.
+		const current = new Map([
+			['de/HRB0', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 3 }],
+		]);
+		await new ProcessedItemsMemory(helpersOf(store), undefined, STORE_CAPACITY, ROOMY).recall(
+			current,
+			['de/HRB1'],
+		);
+		// A main process cannot check it either: its static data (not registered) is not what the row says.
+		await run([A, A], 'main', [1]);
+		// Checked again, unchanged since the worker's check: no event (it was "reregistered" from the static data).
+		expect((await run([A, A])).events).toEqual([]);
 	});
 });
 
