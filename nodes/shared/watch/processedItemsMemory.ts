@@ -235,20 +235,19 @@ export class ProcessedItemsMemory implements WatchMemory {
 			mark && patches
 				? this.patchToAppend(mark, patches, asked, current, unchecked, notAsSavedBefore)
 				: undefined;
-		// Whether the row may hold patches the static data does not vouch for (a main process's row that no
-		// block of a worker's speaks for, or one this run writes anew): step 1 asks whether it holds any, a
-		// call after it which patches named companies and whether one named each company, and step 2 a patched
-		// company's state in them (storePatches.ts).
+		// Whether the row may hold patches the static data does not vouch for (a main process's row, or one
+		// this run writes anew): step 1 asks whether it holds any, a call after it which patches named
+		// companies and whether one named each company, and step 2 a patched company's state in them
+		// (storePatches.ts). A worker asks wherever it asks a company: a patched row holds no block, but a
+		// worker killed after asking its blocks leaves them held (the companies they speak for are as that
+		// worker saw them; the others may be patched).
 		let patchAsked =
 			(patches !== undefined && patches.count > 0 && !patch) ||
-			(this.blocks !== undefined &&
-				!storeIsNew &&
-				blockNew.size === this.blocks.texts.length &&
-				this.blocks.texts.length + absent.length > 0);
+			(this.blocks !== undefined && !storeIsNew && blockNew.size + absent.length > 0);
 		// A worker with few companies asked (its blocks mostly held) asks step 2's questions of every one of
-		// them in step 1's call: one call on the whole row fewer, for three values more a company asked.
+		// them in step 1's call: one call on the whole row fewer, for three values more a company asked (a
+		// patched row's questions come after, in step 2).
 		const folded =
-			!patchAsked &&
 			!this.notebook &&
 			!storeIsNew &&
 			asked.ids.length <= current.size * FOLDED_QUESTIONS_MAX_SHARE;
@@ -406,6 +405,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			for (const [id, { asked: askedStatus, held }] of statusOnly)
 				for (const status of probed(askedStatus, held)) questions.push(statusEntry(id, status));
 			for (const { entry: asItCame } of asCame) questions.push(asItCame);
+		}
+		if (!storeIsNew) {
 			for (const id of patchedNamed)
 				questions.push(...reading!.questions(id, current.get(id), saved(id)));
 			for (const id of patchedAbsent) questions.push(...reading!.questions(id, saved(id)));

@@ -111,8 +111,8 @@ describe('the store alone, as on a queue-mode worker', () => {
 			[12, 'turnedInactive'],
 		]);
 		// The blocks (one not held: the row is written anew, so it is not counted); the 30 entries of the
-		// second; the statuses that may have been; the row, 63 + 3 blocks.
-		expect(watch.calls).toEqual(['record 3', 'record 30', 'record 3', 'clear', 'record 66']);
+		// second and whether the row holds patches; the statuses that may have been; the row, 63 + 3 blocks.
+		expect(watch.calls).toEqual(['record 3', 'record 31', 'record 3', 'clear', 'record 66']);
 		expect(await watch.run(changed)).toEqual([]);
 		expect(watch.calls).toEqual(['record 3', 'count']);
 	});
@@ -674,9 +674,10 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		expect(events(await watch.run(withOne(12, registered('Inactive'))))).toEqual([
 			[12, 'turnedInactive', { s: 'A', n: 'Alpha GmbH', a: 'Hauptstr. 1' }],
 		]);
-		// The 5 blocks; the 30 entries of the second, 2 other statuses and 1 details question of each, and
-		// the name and address in the case the version before kept (a row it wrote holds them); the row.
-		expect(watch.calls).toEqual(['record 5', 'record 80', 'clear', 'record 128']);
+		// The 5 blocks; the 30 entries of the second, 2 other statuses and 1 details question of each, the
+		// name and address in the case the version before kept (a row it wrote holds them), and whether the
+		// row holds patches; the row.
+		expect(watch.calls).toEqual(['record 5', 'record 81', 'clear', 'record 128']);
 		expect(watch.entries()).toBe(128);
 		expect(await watch.run(withOne(12, registered('Inactive')))).toEqual([]);
 		expect(watch.calls).toEqual(['record 5', 'count']);
@@ -690,7 +691,7 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		records[12] = registered('Inactive', 'alpha gmbh', 'hauptstr. 1');
 		expect((await watch.run(records)).map((found) => found.event)).toEqual(['turnedInactive']);
 		// The 30 entries of the second block, 2 other statuses and 1 details question of each.
-		expect(watch.calls).toEqual(['record 5', 'record 60', 'clear', 'record 128']);
+		expect(watch.calls).toEqual(['record 5', 'record 61', 'clear', 'record 128']);
 	});
 
 	it('more than a quarter asked: step 2 a call of its own, for the changed companies alone', async () => {
@@ -698,7 +699,7 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		await watch.run(many(39));
 		// 10 of 39 asked.
 		await watch.run(withOne(12, registered('Inactive'), 39));
-		expect(watch.calls).toEqual(['record 4', 'record 30', 'record 3', 'clear', 'record 121']);
+		expect(watch.calls).toEqual(['record 4', 'record 31', 'record 3', 'clear', 'record 121']);
 	});
 
 	it('left the register, and back: the previous status from the folded questions', async () => {
@@ -721,7 +722,7 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		expect(found.map((change) => [change.at, change.event, change.fields])).toEqual([
 			[25, 'detailsChanged', ['officialName']],
 		]);
-		expect(watch.calls).toEqual(['record 5', 'record 80', 'clear', 'record 128']);
+		expect(watch.calls).toEqual(['record 5', 'record 81', 'clear', 'record 128']);
 	});
 
 	it('a name sent in another form than the canonical one, changed: asked as it came too, and not held', async () => {
@@ -733,7 +734,7 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		]);
 		// The 30 entries, 30 questions, 20 names and addresses in the case the version before kept, and
 		// company 7's name as it came.
-		expect(watch.calls).toEqual(['record 5', 'record 81', 'clear', 'record 128']);
+		expect(watch.calls).toEqual(['record 5', 'record 82', 'clear', 'record 128']);
 	});
 
 	it('a company whose lookup failed: its statuses asked in the same call, and a change meanwhile reported once it is checked', async () => {
@@ -742,7 +743,7 @@ describe("a worker whose blocks are mostly held: step 2's questions in step 1's 
 		// The last company fails: its block is gone from the row; 10 others asked with it.
 		await watch.run(withOne(15, registered('Inactive')), [40]);
 		// Its status and that its details are unknown carried: 40 × 3 + 4 blocks + 2.
-		expect(watch.calls).toEqual(['record 4', 'record 83', 'clear', 'record 126']);
+		expect(watch.calls).toEqual(['record 4', 'record 84', 'clear', 'record 126']);
 		expect(events(await watch.run(withOne(40, registered('Inactive'))))).toEqual([
 			[15, 'turnedActive', { s: 'I', n: 'Alpha GmbH', a: 'Hauptstr. 1' }],
 			// Its details unknown: shown as they are now.

@@ -27,7 +27,8 @@ import { company, helpersOf, notRegistered } from './storeFixtures';
 // Issue 22's patches (storePatches.ts): what a main process appends instead of writing the row anew, and how
 // every other run reads them. Story by story; patchedRow.property.test.ts runs them against a model.
 
-const keys: LookupKey[] = [0, 1, 2, 3].map((index) => ({
+// Eleven: two blocks of a worker's (storeBlocks.ts), for the stories that need them.
+const keys: LookupKey[] = Array.from({ length: 11 }, (_, index) => ({
 	countryCode: 'de',
 	companyId: `HRB${index}`,
 }));
@@ -475,6 +476,54 @@ describe('a reader that asked and never wrote (a worker killed after its questio
 		const named = await run([I, I]);
 		expect(named.events).toEqual(['1:turnedInactive']);
 		expect(named.calls).toContain('clear');
+	});
+
+	it('a killed worker whose blocks the next worker holds: that worker still reads the patches', async () => {
+		const { run, store } = watch();
+		await run([A, A]);
+		expect((await run([I, A])).events).toEqual(['0:turnedInactive']);
+		// A worker that cannot check company 0 asks the row (its block of company 1, the patches) and is killed.
+		const current = new Map([
+			['de/HRB1', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 3 }],
+		]);
+		await new ProcessedItemsMemory(helpersOf(store), undefined, STORE_CAPACITY, ROOMY).recall(
+			current,
+			['de/HRB0'],
+		);
+		// The next worker cannot check company 0 either: its one block is the killed worker's, held.
+		await run([I, A], 'worker', [0]);
+		// Checked again, still Inactive since the main process reported it: no event.
+		expect((await run([I, A], 'worker')).events).toEqual([]);
+	});
+
+	it('a worker killed after asking its blocks: the next worker, one of whose blocks is held, still reads the patches', async () => {
+		const { run, store } = watch();
+		const eleven = (...changed: number[]) =>
+			keys.map((_, index) => (changed.includes(index) ? I : A));
+		await run(eleven());
+		expect((await run(eleven(0))).events).toEqual(['0:turnedInactive']);
+		// A worker asks its two blocks (companies 0-9, company 10) and is killed before its next call.
+		let calls = 0;
+		const killed = helpersOf(store, {
+			fails: () => (++calls > 1 ? new Error('killed') : undefined),
+		});
+		const current = new Map(
+			eleven(0).map((record, index) => [
+				`de/HRB${index}`,
+				{
+					s: record === I ? ('I' as const) : ('A' as const),
+					n: 'Alpha GmbH',
+					a: 'Hauptstr. 1',
+					d: 3,
+				},
+			]),
+		);
+		await expect(
+			new ProcessedItemsMemory(killed, undefined, STORE_CAPACITY, ROOMY).recall(current, []),
+		).rejects.toThrow('killed');
+		// Company 1 changes: the first block is new, the second (the killed worker's) held. Company 0 is in
+		// the patch as Inactive, its untagged entries say Active: reported once, by the main process.
+		expect((await run(eleven(0, 1), 'worker')).events).toEqual(['1:turnedInactive']);
 	});
 
 	it("every status it asked of a company it could not check is held since: the static data's is not confirmed by it", async () => {
