@@ -215,6 +215,14 @@ export class StaticDataMemory implements WatchMemory {
 	private nextRowMark: RowMark | undefined;
 	/** Whether this run's store memory wrote (or kept) the row: `remember` then saves `storeRow`. */
 	private rowKept = false;
+	/** The companies saved that the run named not, kept and not kept: one walk of them a run (see notNamed). */
+	private walked:
+		| {
+				current: ReadonlyMap<string, CompanySnapshot>;
+				kept: readonly string[];
+				notKept: readonly string[];
+		  }
+		| undefined;
 
 	constructor(
 		private readonly staticData: Record<string, unknown>,
@@ -238,20 +246,30 @@ export class StaticDataMemory implements WatchMemory {
 			: undefined;
 	}
 
+	/**
+	 * The companies saved that this run named not, kept or not. One walk a run: the store's memory asks
+	 * both lists and `remember` the second, and each walk of a 100,000-key object cost some 60-100 ms.
+	 */
+	private notNamed(current: ReadonlyMap<string, CompanySnapshot>) {
+		if (this.walked?.current !== current) {
+			const kept: string[] = [];
+			const notKept: string[] = [];
+			for (const id of Object.keys(this.companies))
+				if (!current.has(id)) (this.keep(id, this.companies[id]) ? kept : notKept).push(id);
+			this.walked = { current, kept, notKept };
+		}
+		return this.walked;
+	}
+
 	/** The companies this memory keeps although this run named them not. */
-	kept(current: ReadonlyMap<string, CompanySnapshot>): string[] {
-		const kept: string[] = [];
-		for (const id of Object.keys(this.companies))
-			if (!current.has(id) && this.keep(id, this.companies[id])) kept.push(id);
-		return kept;
+	kept(current: ReadonlyMap<string, CompanySnapshot>): readonly string[] {
+		return this.notNamed(current).kept;
 	}
 
 	/** The companies `remember` drops: neither named, nor tried, nor kept. */
 	forgotten(current: ReadonlyMap<string, CompanySnapshot>, unchecked: readonly string[]): string[] {
 		const failed = new Set(unchecked);
-		return Object.keys(this.companies).filter(
-			(id) => !current.has(id) && !failed.has(id) && !this.keep(id, this.companies[id]),
-		);
+		return this.notNamed(current).notKept.filter((id) => !failed.has(id));
 	}
 
 	async recall(

@@ -25,17 +25,17 @@ import {
 	type Held,
 } from './storeQuestions';
 import {
+	nextPatch,
 	PATCH_LIMITS,
-	patchOf,
 	PatchReading,
 	patchQuestions,
 	ROW_PATCHED,
 	trustQuestions,
 	trustsRow,
-	MAX_PATCHES,
+	unchangedIn,
+	type PatchedState,
 	type PatchLimits,
 	type RowPatches,
-	type PatchedState,
 } from './storePatches';
 import {
 	rowEmptiedEntry,
@@ -578,8 +578,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 	/**
 	 * The patch a run whose static data vouches for the row appends (storePatches.ts): the companies named
 	 * now that differ from the static data (`asked`: the rest are as the static data says), and those it
-	 * drops; none where the row is to be written anew (the limits, the store's capacity, or a company named
-	 * now whose entries in the row are a status at most).
+	 * drops; none where the row is to be written anew (nextPatch's limits, or a company named now whose
+	 * entries in the row are a status at most).
 	 */
 	private patchToAppend(
 		mark: RowMark,
@@ -589,33 +589,25 @@ export class ProcessedItemsMemory implements WatchMemory {
 		unchecked: readonly string[],
 		notAsSaved: ReadonlySet<string>,
 	): { entries: string[]; differ: string[]; next: RowMark } | undefined {
-		const notebook = this.notebook!;
-		const k = patches.count + 1;
-		if (k > Math.min(this.limits.patches, MAX_PATCHES)) return undefined;
 		if (asked.ids.some((id) => notAsSaved.has(id))) return undefined;
+		const notebook = this.notebook!;
 		const states = asked.ids.map((id, index) => [id, asked.snapshots[index]] as const);
 		// The static data's that `remember` forgets, and those the row holds a status of that nobody tried.
 		const tried = new Set(unchecked);
 		const dropped = notebook.forgotten(current, unchecked);
 		for (const id of notAsSaved)
 			if (!current.has(id) && !tried.has(id) && !notebook.saved(id)) dropped.push(id);
-		const entries = patchOf(k, states, dropped);
-		// A quiet run's patch is its marker alone: the count of patches bounds those.
-		const names = entries.length > 1;
-		const changed = patches.changed + (names ? 1 : 0);
-		const patchEntries = patches.entries + entries.length;
-		if (
-			changed > this.limits.changedPatches ||
-			(names && patchEntries > this.limits.share * mark.entries) ||
-			mark.entries + 1 + patchEntries > this.row.capacity
-		)
-			return undefined;
-		const settled = [...patches.settled, ...dropped.filter((id) => notAsSaved.has(id))];
-		return {
-			entries,
-			differ: asked.ids,
-			next: { ...mark, patches: { count: k, changed, entries: patchEntries, settled } },
-		};
+		const settled = dropped.filter((id) => notAsSaved.has(id));
+		const next = nextPatch(
+			mark.entries,
+			patches,
+			{ states, dropped, settled },
+			this.limits,
+			this.row.capacity,
+		);
+		return (
+			next && { entries: next.entries, differ: asked.ids, next: { ...mark, patches: next.patches } }
+		);
 	}
 
 	/** What a run that appended its patch recalls: the static data's snapshot of each company that differs. */
@@ -628,8 +620,10 @@ export class ProcessedItemsMemory implements WatchMemory {
 		return {
 			get: (id) => {
 				// One the static data does not hold: new, a baseline.
-				if (changed.has(id))
-					return this.notebook!.saved(id) && { previous: this.notebook!.saved(id)! };
+				if (changed.has(id)) {
+					const previous = this.notebook!.saved(id);
+					return previous && { previous };
+				}
 				const now = current.get(id);
 				return now && { previous: now };
 			},
@@ -697,9 +691,4 @@ export class ProcessedItemsMemory implements WatchMemory {
 		}
 		return entries;
 	}
-}
-
-/** Whether a patched company's last state is this snapshot (not registered: its status says all). */
-function unchangedIn(state: PatchedState, snapshot: Omit<CompanySnapshot, 'd'>): boolean {
-	return state.status === snapshot.s && (snapshot.s === 'N' || (state.name && state.address));
 }

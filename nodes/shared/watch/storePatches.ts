@@ -104,6 +104,47 @@ export function patchOf(
 }
 
 /**
+ * Patch k (the mark's count + 1) and the patches the mark then counts (`settled`: companies of the mark's
+ * notAsSaved the patch names); none where the row is to be written anew: past the limits, or past the
+ * store's capacity (n8n would trim the row's oldest entries, which the mark vouches for). `rowEntries`: the
+ * entries the row was written anew with.
+ */
+export function nextPatch(
+	rowEntries: number,
+	patches: RowPatches,
+	patch: {
+		states: ReadonlyArray<readonly [string, Snapshot]>;
+		dropped: readonly string[];
+		settled: readonly string[];
+	},
+	limits: PatchLimits,
+	capacity: number,
+): { entries: string[]; patches: RowPatches } | undefined {
+	const k = patches.count + 1;
+	if (k > Math.min(limits.patches, MAX_PATCHES)) return undefined;
+	const entries = patchOf(k, patch.states, patch.dropped);
+	// A quiet run's patch is its marker alone: the count of patches bounds those.
+	const names = entries.length > 1;
+	const changed = patches.changed + (names ? 1 : 0);
+	const patchEntries = patches.entries + entries.length;
+	if (
+		changed > limits.changedPatches ||
+		(names && patchEntries > limits.share * rowEntries) ||
+		rowEntries + 1 + patchEntries > capacity
+	)
+		return undefined;
+	return {
+		entries,
+		patches: {
+			count: k,
+			changed,
+			entries: patchEntries,
+			settled: [...patches.settled, ...patch.settled],
+		},
+	};
+}
+
+/**
  * What a run whose static data has this mark asks to trust the row: its last patch's marker (held), the
  * next one's (not: no run appended since), and whether a reader asked since (it asks ROW_PATCHED, and
  * where that was held the changed markers: ROW_PATCHED not held where no patch named companies yet, else
@@ -227,4 +268,9 @@ function textsOf(snapshot?: Snapshot, old?: Snapshot): Array<[TextField, string 
 	for (const of of [snapshot, old])
 		if (of && of.s !== 'N') texts.push(['name', of.n], ['address', of.a]);
 	return texts;
+}
+
+/** Whether a patched company's last state is this snapshot (not registered: its status says all). */
+export function unchangedIn(state: PatchedState, snapshot: Omit<CompanySnapshot, 'd'>): boolean {
+	return state.status === snapshot.s && (snapshot.s === 'N' || (state.name && state.address));
 }
