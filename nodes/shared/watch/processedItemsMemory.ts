@@ -26,6 +26,7 @@ import {
 } from './storeQuestions';
 import {
 	nextPatch,
+	NO_PATCHES,
 	PATCH_LIMITS,
 	PatchReading,
 	patchQuestions,
@@ -132,12 +133,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 	private rowIsCurrent = false;
 	/** How many entries the store held before this run (-1: not known; asked only where the row may stay as it is). */
 	private heldBefore = 0;
-	/**
-	 * Whether the row held the mark and every company named now as the static data says: only then may a
-	 * run that leaves the row as it is keep its mark. A company that differs from the static data but whose
-	 * entries the row held got them from another run (one in progress may yet take them back, if it fails).
-	 */
-	private rowAsSaved = false;
 	/** The node's row in the store, and the undo of a run that fails. */
 	private readonly row: StoreRow;
 	/** The mark to save where this run appended its patch (storePatches.ts): nothing more is written. */
@@ -254,7 +249,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		// Whether the row is exactly the static data's: its mark, the patches the mark counts, none after.
 		// A patch of its marker alone (a quiet run's) needs no proof that no reader asked since.
 		const quiet = patch !== undefined && patch.entries.length === 1;
-		const trust = patches ? trustQuestions(patches, quiet) : [];
+		// A mark without patches (a row with blocks, or an earlier version's) is asked as one with none yet:
+		// a run that asked the mark and died records it again, and its markers with it.
+		const trust = mark ? trustQuestions(patches ?? NO_PATCHES, quiet) : [];
 		const first = storeIsNew
 			? []
 			: patch
@@ -271,14 +268,13 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const rowAsMarked =
 			markEntry !== undefined &&
 			!firstNew.has(markEntry) &&
-			(!patches || trustsRow(patches, quiet, (entry) => firstNew.has(entry)));
+			trustsRow(patches ?? NO_PATCHES, quiet, (entry) => firstNew.has(entry));
 		if (rowAsMarked) this.row.markHeld(mark!);
 		if (patch && rowAsMarked) {
 			// The row is the static data's, and now holds this run's patch: nothing more is asked or written.
 			this.appended = patch.next;
 			return this.patchedRecollections(current, patch.differ);
 		}
-		this.rowAsSaved = rowAsMarked && asked.ids.length === 0;
 		/** Whether the row was emptied by a failed run that found it as the static data's mark says. */
 		let emptiedAsMarked = false;
 		if (markEntry && !rowAsMarked) {
@@ -635,7 +631,6 @@ export class ProcessedItemsMemory implements WatchMemory {
 		unchecked: readonly string[],
 	): Promise<void> {
 		// `current` is what recall was given. Its entries are made only when the row is written.
-		const mark = this.notebook?.rowMark;
 		// Blocks only where recall made them, where no mark vouched for a row that held something (a worker's
 		// run; a main process's after another wrote its row): a run the mark vouches for asks none, and
 		// writing them cost a main process 0.15-0.3 s a run at 100,000 companies. A worker after it asks
@@ -644,10 +639,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const count = this.carried.length + entriesCount(current) + (blocks?.texts.length ?? 0);
 		// The patch is in the row since recall's one call: only the mark changes.
 		if (this.appended) this.notebook!.markRow(this.appended);
-		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing).
-		else if (this.rowIsCurrent && count === this.heldBefore) {
-			this.notebook?.markRow(this.rowAsSaved ? mark : undefined);
-		} else {
+		// Nothing changed and nothing is to be dropped: the row stays as it is (a quiet run writes nothing). A
+		// worker's or an unmarked run's: a run the mark vouches for appends a patch, or finds its markers new
+		// and writes the row anew, so a row kept is never one it may mark.
+		else if (this.rowIsCurrent && count === this.heldBefore) this.notebook?.markRow(undefined);
+		else {
 			// The mark's entry too, if any (below): one place more than `count`.
 			const row = new RowEntries(count + 1);
 			for (const carried of this.carried) row.push(carried);

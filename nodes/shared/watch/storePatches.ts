@@ -63,6 +63,14 @@ export interface RowPatches {
 	settled: string[];
 }
 
+/** A row written anew: no patch yet. */
+export const NO_PATCHES: RowPatches = Object.freeze({
+	count: 0,
+	changed: 0,
+	entries: 0,
+	settled: [],
+});
+
 type Snapshot = Omit<CompanySnapshot, 'd'>;
 
 // Arrays of another length or with a number in them: no company's `[id, field, value]` can pose as one.

@@ -317,14 +317,45 @@ describe('when a patched row is written anew', () => {
 		expect((await run([A, company('Inactive', 'Alpha AG')])).events).toEqual(['1:turnedInactive']);
 	});
 
-	it("an earlier version's mark (no patches): trusted as before; the first change writes the row anew, marked to take them", async () => {
+	it("an earlier version's mark (no patches): asked as one with none yet; its first run writes the row anew, marked to take them", async () => {
 		const { run, saved } = watch();
 		await run([A, A]);
 		delete (saved().storeRow as { patches?: unknown }).patches;
-		// Quiet: the mark alone, the row kept as it is.
-		expect((await run([A, A])).calls).toEqual(['record 1']);
-		expect((await run([I, A])).calls).toEqual(['record 4', 'clear', 'record 7']);
-		expect((await run([I, I])).calls).toEqual(['record 9']);
+		// Quiet: the mark, marker 1 and the row's flag (all but the mark new), and the row written anew.
+		expect((await run([A, A])).calls).toEqual(['record 3', 'clear', 'record 7']);
+		expect((await run([I, A])).calls).toEqual(['record 9']);
+	});
+
+	it('a mark without patches that a killed run asked again (a worker had written the row since): not trusted', async () => {
+		const { run, store, saved } = watch();
+		await run([A, A], 'worker');
+		// A main process's first run after a worker writes the row with blocks: its mark takes no patches.
+		await run([I, A]);
+		expect(saved().storeRow).toHaveProperty('token');
+		expect(saved().storeRow).not.toHaveProperty('patches');
+		// A worker reports a change and writes the row anew (the mark's entry gone).
+		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
+		// A main process asks the row (its mark among the questions) and is killed before its next call.
+		let calls = 0;
+		const data = JSON.parse(JSON.stringify(saved())) as Record<string, unknown>;
+		await expect(
+			new ProcessedItemsMemory(
+				helpersOf(store, { fails: () => (++calls > 1 ? new Error('killed') : undefined) }),
+				new StaticDataMemory(data, { warn: () => undefined }, () => true),
+				STORE_CAPACITY,
+				ROOMY,
+			).recall(
+				new Map([
+					['de/HRB0', { s: 'I' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 4 }],
+					['de/HRB1', { s: 'I' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 4 }],
+				]),
+				[],
+			),
+		).rejects.toThrow('killed');
+		// The mark is held again, but so are the markers it asked: the next run, which cannot check company 1,
+		// does not take the static data (Active) for the row's, and carries what the row says.
+		await run([I, I], 'main', [1]);
+		expect((await run([I, I])).events).toEqual([]);
 	});
 
 	it.each<[string, unknown]>([
@@ -400,26 +431,6 @@ describe('a run that does not append (issue 22)', () => {
 		await run([A], 'worker');
 		// The static data still holds company 1 as Active, but a run between may have reported from the row.
 		expect((await run([A, I])).events).toEqual([]);
-	});
-
-	it("an earlier version's mark, nothing changed, a new company that could not be checked: its statuses asked, so the row is written anew", async () => {
-		const { run, saved } = watch();
-		await run([A, A]);
-		delete (saved().storeRow as { patches?: unknown }).patches;
-		// Its three statuses, asked in step 2, are recorded: the row no longer holds only what step 3 writes.
-		expect((await run([A, A, A], 'main', [2])).calls).toEqual([
-			'record 1',
-			'record 3',
-			'clear',
-			'record 7',
-		]);
-	});
-
-	it("an earlier version's mark of a watch of no companies: kept as it is, nothing counted", async () => {
-		const { run, saved } = watch();
-		await run([]);
-		delete (saved().storeRow as { patches?: unknown }).patches;
-		expect((await run([])).calls).toEqual(['record 1']);
 	});
 });
 
