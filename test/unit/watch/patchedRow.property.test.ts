@@ -28,7 +28,8 @@ type Variant =
 	| 'worker'
 	| 'some runs on a worker'
 	| 'some runs on a worker as n8n runs one (its static data empty, not kept)'
-	| 'some runs on a worker, some killed mid-run';
+	| 'some runs on a worker, some killed mid-run'
+	| 'some runs on a worker, some killed mid-run, on a main process too';
 interface Company {
 	key: LookupKey;
 	record: CompanyRecord;
@@ -135,7 +136,10 @@ async function simulate(seed: number, variant: Variant) {
 		const calls: string[] = [];
 		// A worker killed mid-run (n8n's SIGKILL of a worker, a crash): after its first, second, … call on
 		// the row. What it asked is recorded; it reports nothing and writes nothing.
-		const killed = onWorker && variant.includes('killed') && random() < 0.3;
+		const killed =
+			(onWorker || variant.includes('main process too')) &&
+			variant.includes('killed') &&
+			random() < 0.3;
 		const callsBeforeKill = 1 + Math.floor(random() * 4);
 		const memory = new ProcessedItemsMemory(
 			helpersOf(store, {
@@ -160,6 +164,8 @@ async function simulate(seed: number, variant: Variant) {
 				)
 				.catch(() => undefined);
 			for (const index of named) askedByKilled.add(index);
+			// A main process killed saves no static data: as a lost save.
+			if (!onWorker) aSaveWasLost = true;
 			for (const index of checked)
 				seenByKilled.set(index, [...(seenByKilled.get(index) ?? []), companies[index].record]);
 			continue;
@@ -204,6 +210,7 @@ async function simulate(seed: number, variant: Variant) {
 			// A company a killed run asked: its answers recorded may hide a change until the row is written anew.
 			const exact =
 				!askedByKilled.has(index) &&
+				!(aSaveWasLost && !onWorker) &&
 				(onWorker || variant.includes('some runs on a worker')
 					? checkedLastRun.has(index)
 					: !aSaveWasLost);
@@ -243,4 +250,26 @@ describe('patches (issue 22) against a reference model', () => {
 		// The main process's runs did append (a memory that always writes anew would pass the rest).
 		if (variant !== 'worker') expect(appended).toBeGreaterThan(200);
 	});
+
+	// Found in session 47, not fixed, and older than the patches (with patches off as many seeds fail). A
+	// main process killed mid-run records the static data's entries of a company it did not name, as it
+	// asks whether the row holds them; a later run whose static data is as stale (the killed run saved
+	// none) finds them held and takes its static data for the row's: a change a worker reported in between
+	// is reported again (seed 170). 14 problems in 1,000 seeds (13 seeds; 4 false changes).
+	it.failing(
+		'some runs on a worker, some killed mid-run, on a main process too: 200 seeds, never a false change',
+		async () => {
+			const problems: string[] = [];
+			for (let seed = 1; seed <= 200; seed++)
+				problems.push(
+					...(
+						await simulate(
+							seed,
+							'some runs on a worker, some killed mid-run, on a main process too',
+						)
+					).problems,
+				);
+			expect(problems).toEqual([]);
+		},
+	);
 });
