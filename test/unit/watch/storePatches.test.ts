@@ -22,13 +22,15 @@ import {
 } from '../../../nodes/shared/watch/storePatches';
 import type { TextField } from '../../../nodes/shared/watch/storeEntries';
 import { STORE_CAPACITY } from '../../../nodes/shared/watch/storeRow';
+import { snapshotOf } from '../../../nodes/shared/watch/snapshot';
 import { company, helpersOf, notRegistered } from './storeFixtures';
 
 // Issue 22's patches (storePatches.ts): what a main process appends instead of writing the row anew, and how
 // every other run reads them. Story by story; patchedRow.property.test.ts runs them against a model.
 
-// Eleven: two blocks of a worker's (storeBlocks.ts), for the stories that need them.
-const keys: LookupKey[] = Array.from({ length: 11 }, (_, index) => ({
+// Up to 40: a worker's blocks are of 10 companies (storeBlocks.ts), and it folds step 2 into step 1 where
+// it asks at most a quarter of them (storeQuestions.ts), for the stories that need them.
+const keys: LookupKey[] = Array.from({ length: 40 }, (_, index) => ({
 	countryCode: 'de',
 	companyId: `HRB${index}`,
 }));
@@ -510,7 +512,7 @@ describe('a reader that asked and never wrote (a worker killed after its questio
 	it('a worker killed after asking its blocks: the next worker, one of whose blocks is held, still reads the patches', async () => {
 		const { run, store } = watch();
 		const eleven = (...changed: number[]) =>
-			keys.map((_, index) => (changed.includes(index) ? I : A));
+			keys.slice(0, 11).map((_, index) => (changed.includes(index) ? I : A));
 		await run(eleven());
 		expect((await run(eleven(0))).events).toEqual(['0:turnedInactive']);
 		// A worker asks its two blocks (companies 0-9, company 10) and is killed before its next call.
@@ -536,6 +538,34 @@ describe('a reader that asked and never wrote (a worker killed after its questio
 		// the patch as Inactive, its untagged entries say Active: reported once, by the main process.
 		expect((await run(eleven(0, 1), 'worker')).events).toEqual(['1:turnedInactive']);
 	});
+
+	// A killed worker's blocks held, the next worker asks the block of one company that changed (a tenth of
+	// its list: step 2 folded into step 1) on a row a main process patched. On the code before session 47's
+	// fixes it skipped the patches and read the untagged entries: both changes were missed.
+	it.each<[string, CompanyRecord, string]>([
+		['changed back to Active', I, '0:turnedActive'],
+		['registered again', notRegistered(), '0:reregistered'],
+	])(
+		'a folded worker after a killed one, on a patched row: a company %s is reported',
+		async (_what, patched, event) => {
+			const { run, store } = watch();
+			const forty = (first: CompanyRecord) => keys.map((_, index) => (index === 0 ? first : A));
+			await run(forty(A));
+			expect((await run(forty(patched))).calls).toHaveLength(1);
+			let calls = 0;
+			const killed = helpersOf(store, {
+				fails: () => (++calls > 1 ? new Error('killed') : undefined),
+			});
+			const current = new Map(
+				keys.map((_, index) => [`de/HRB${index}`, snapshotOf(forty(patched)[index], 3)]),
+			);
+			await expect(
+				new ProcessedItemsMemory(killed, undefined, STORE_CAPACITY, ROOMY).recall(current, []),
+			).rejects.toThrow('killed');
+			const read = await run(forty(A), 'worker');
+			expect(read.events).toEqual([event]);
+		},
+	);
 
 	it("every status it asked of a company it could not check is held since: the static data's is not confirmed by it", async () => {
 		const { run, store } = watch();
