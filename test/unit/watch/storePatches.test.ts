@@ -164,6 +164,53 @@ describe('a reader of a patched row (issue 22)', () => {
 	const renamed = (name: string, address: string, status = 'Active') =>
 		({ ...company(status, name), registeredAddress: address }) as CompanyRecord;
 
+	it("a worker's calls on a patched row: step 1 with the row's flag, the markers and each company's flag, then step 2 of the patched company alone", async () => {
+		const { run } = watch();
+		await run([A, A]);
+		await run([I, A]);
+		// Its block (none held: the row was written without), a count; step 1: six entries and the row's flag;
+		// the 64 changed markers and the two companies' flags; step 2 of company 0: where the patch named it,
+		// its three statuses, name and address there, and its two other untagged statuses and whether its
+		// details are known (in case no patch named it: a killed reader's flag); the row, written anew.
+		expect((await run([I, A], 'worker')).calls).toEqual([
+			'record 1',
+			'count',
+			'record 7',
+			'record 66',
+			'record 9',
+			'clear',
+			'record 7',
+		]);
+	});
+
+	it("a company a killed reader flagged that no patch named, not checked: carried as the row's untagged entries say", async () => {
+		const { run, store } = watch();
+		await run([A, A]);
+		await run([I, A]);
+		// A worker asks the row (company 1's flag among its questions) and is killed before it writes.
+		await new ProcessedItemsMemory(helpersOf(store), undefined, STORE_CAPACITY, ROOMY).recall(
+			new Map([
+				['de/HRB0', { s: 'I' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 3 }],
+				['de/HRB1', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 3 }],
+			]),
+			[],
+		);
+		// The next worker cannot check company 1: flagged, in no patch, its status (Active) is carried.
+		await run([I, A], 'worker', [1]);
+		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
+	});
+
+	it("a patched company not checked by a main process whose static data is older than the patch: its patch's status carried, not the static data's", async () => {
+		const { run } = watch();
+		await run([A, A]);
+		// Patch 1 names company 1 (Inactive); the run's save is lost: the static data still says Active.
+		await run([A, I], 'lose');
+		// The next main process does not trust the row, reads it, and cannot check company 1.
+		await run([A, I], 'main', [1]);
+		// Back to Active: reported against the patch's Inactive.
+		expect((await run([A, A], 'worker')).events).toEqual(['1:turnedActive']);
+	});
+
 	it('a company a patch named that the reader could not check: its status there is carried, and its next change reported', async () => {
 		const { run } = watch();
 		await run([A, A]);
