@@ -63,13 +63,10 @@ export interface RowPatches {
 	settled: string[];
 }
 
+/** What the trust questions read of a mark's patches. */
+type PatchCounts = Pick<RowPatches, 'count' | 'changed'>;
 /** A row written anew: no patch yet. */
-export const NO_PATCHES: RowPatches = Object.freeze({
-	count: 0,
-	changed: 0,
-	entries: 0,
-	settled: [],
-});
+export const NO_PATCHES: PatchCounts = Object.freeze({ count: 0, changed: 0 });
 
 type Snapshot = Omit<CompanySnapshot, 'd'>;
 
@@ -159,7 +156,7 @@ export function nextPatch(
  * the next changed marker not held). Not the last where this run's patch is its marker alone (`quiet`): a
  * reader in progress either writes the row anew after, or takes back what it asked.
  */
-export function trustQuestions(patches: RowPatches, quiet: boolean): string[] {
+export function trustQuestions(patches: PatchCounts, quiet: boolean): string[] {
 	const k = patches.count + 1;
 	return [
 		...(patches.count > 0 ? [patchMarker(patches.count)] : []),
@@ -170,7 +167,7 @@ export function trustQuestions(patches: RowPatches, quiet: boolean): string[] {
 
 /** Whether the answers to `trustQuestions` (`isNew`) say the row is exactly as the mark says. */
 export function trustsRow(
-	patches: RowPatches,
+	patches: PatchCounts,
 	quiet: boolean,
 	isNew: (entry: string) => boolean,
 ): boolean {

@@ -197,6 +197,21 @@ describe('the static-data memory', () => {
 		});
 	});
 
+	it('asks `keep` once a company a run: the store memory asks the kept and the forgotten, remember the forgotten again', async () => {
+		const asked: string[] = [];
+		const memory = new StaticDataMemory(saved(), silent, (id) => {
+			asked.push(id);
+			return id === 'de/B';
+		});
+		const current = new Map([['de/C', { s: 'A' as const, d: 3 }]]);
+		expect(memory.kept(current)).toEqual(['de/B']);
+		expect(memory.forgotten(current, [])).toEqual(['de/A']);
+		await memory.remember(current, []);
+		expect(asked).toEqual(['de/A', 'de/B']);
+		// Another run's companies: walked again.
+		expect(memory.forgotten(new Map(), ['de/A'])).toEqual(['de/C']);
+	});
+
 	it('a company named this run is not among the kept, whatever `keep` says', () => {
 		const memory = new StaticDataMemory(saved(), silent, () => true);
 		expect(memory.kept(new Map([['de/A', { s: 'A' as const, d: 3 }]]))).toEqual(['de/B']);
