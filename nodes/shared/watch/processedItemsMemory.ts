@@ -14,6 +14,7 @@ import {
 	RowEntries,
 	sameSnapshot,
 	statusEntry,
+	STATUSES,
 	type TextField,
 } from './storeEntries';
 import {
@@ -21,6 +22,7 @@ import {
 	Asked,
 	FOLDED_QUESTIONS_MAX_SHARE,
 	foldedQuestions,
+	otherStatuses,
 	probed,
 	type Held,
 } from './storeQuestions';
@@ -261,6 +263,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 						...trust,
 						...asked.entries,
 						...absentAsked.entries,
+						...otherStatuses(absentAsked),
 						...(patchAsked && !trust.includes(ROW_PATCHED) ? [ROW_PATCHED] : []),
 						...(folded ? foldedQuestions(asked, absentUnsaved) : []),
 					];
@@ -280,9 +283,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		if (markEntry && !rowAsMarked) {
 			// Another run wrote the row since (a worker, a run whose static data was lost), or patched it: all is
 			// asked (a patch asked none of the companies' entries), and the patches.
-			const [from, absentFrom] = patch
-				? [0, 0]
-				: [asked.entries.length, absentAsked.entries.length];
+			const [from, absentFrom, absentIdsFrom] = patch
+				? [0, 0, 0]
+				: [asked.entries.length, absentAsked.entries.length, absentAsked.ids.length];
 			for (const id of deferred) asked.add(id, current.get(id)!);
 			for (const id of absentDeferred) absentAsked.add(id, saved(id)!);
 			const emptied = rowEmptiedEntry(mark!);
@@ -290,6 +293,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 			const rest = [
 				...asked.entries.slice(from),
 				...absentAsked.entries.slice(absentFrom),
+				...otherStatuses(absentAsked, absentIdsFrom),
 				...(first.includes(ROW_PATCHED) ? [] : [ROW_PATCHED]),
 				emptied,
 			];
@@ -362,22 +366,20 @@ export class ProcessedItemsMemory implements WatchMemory {
 			if (!vouched) askAsCame(id, now, held);
 		});
 		const carriedWhole: string[] = [...absentDeferred];
-		/** Companies not named now whose details the row does not hold as the static data says: their status asked then, and whether it was held. */
-		const statusOnly = new Map<string, { asked?: CompanySnapshot['s']; held: boolean }>();
-		/** What step 1 found held of the companies in `statusOnly` it asked. */
-		const absentHeld = new Map<string, Held>();
+		/**
+		 * Companies not named now, with the status step 1 found of each held alone (every status was asked in
+		 * its call: a run killed after it leaves them all held, never the static data's alone), and what it held.
+		 */
+		const absentHeld = new Map<string, { status: CompanySnapshot['s'] | undefined; held: Held }>();
 		absentAsked.walk(isNew, (id, before, held) => {
 			if (reading?.patched(id)) patchedAbsent.push(id);
-			// Even one whose entries are all held: carried whole only where step 2 finds its status alone (a
-			// reader killed after its questions leaves every status it asked held).
-			statusOnly.set(id, { asked: before.s, held: held.status });
-			absentHeld.set(id, held);
+			const statuses = STATUSES.filter((status) =>
+				status === before.s ? held.status : !isNew(statusEntry(id, status)),
+			);
+			absentHeld.set(id, { status: statuses.length === 1 ? statuses[0] : undefined, held });
 			askAsCame(id, before, held);
 		});
-		for (const id of absentUnsaved) {
-			if (reading?.patched(id)) patchedAbsent.push(id);
-			statusOnly.set(id, { held: false });
-		}
+		for (const id of absentUnsaved) if (reading?.patched(id)) patchedAbsent.push(id);
 
 		// 2. For the rest: the statuses that may have been, whether only the status was known, and the
 		// static data's name and address where they are not the current ones.
@@ -398,8 +400,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 					if (now.s === 'N' || !sameText(before.a, now.a)) askOld(id, 'address', before.a);
 				}
 			}
-			for (const [id, { asked: askedStatus, held }] of statusOnly)
-				for (const status of probed(askedStatus, held)) questions.push(statusEntry(id, status));
+			// Companies not named now and not in the static data: every status (no call asked one).
+			for (const id of absentUnsaved)
+				for (const status of STATUSES) questions.push(statusEntry(id, status));
 			for (const { entry: asItCame } of asCame) questions.push(asItCame);
 		}
 		if (!storeIsNew) {
@@ -427,12 +430,13 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
 			return held.length === 1 ? held[0] : undefined;
 		};
-		for (const [id, held] of absentHeld) {
-			const { s } = saved(id)!;
-			if (!allHeld(held) || statusOf(id, s, held.status) !== s) continue;
-			statusOnly.delete(id);
-			carriedWhole.push(id);
+		/** Companies not named now whose details the row does not hold as the static data says: their status, where known. */
+		const statusOnly = new Map<string, CompanySnapshot['s'] | undefined>();
+		for (const [id, { status, held }] of absentHeld) {
+			if (allHeld(held) && status === saved(id)!.s) carriedWhole.push(id);
+			else statusOnly.set(id, status);
 		}
+		for (const id of absentUnsaved) statusOnly.set(id, statusOf(id, undefined, false));
 
 		// A patched company's last state: its latest patch's (a run's own patch is no other run's). Those whose
 		// flag no patch wrote (no patch named them) are read from the untagged entries, as any other.
@@ -542,9 +546,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 		this.carried = [];
 		for (const id of carriedWhole)
 			if (!patchedAbsentStates.has(id)) pushEntriesOf(this.carried, id, saved(id)!);
-		for (const [id, { asked: askedStatus, held }] of statusOnly) {
-			if (patchedAbsentStates.has(id)) continue;
-			const status = storeIsNew ? undefined : statusOf(id, askedStatus, held);
+		for (const [id, status] of statusOnly) {
+			if (patchedAbsentStates.has(id) || storeIsNew) continue;
 			if (status === 'N') this.carried.push(statusEntry(id, 'N'));
 			else if (status !== undefined)
 				this.carried.push(statusEntry(id, status), detailsUnknownEntry(id));

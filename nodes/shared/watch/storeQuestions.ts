@@ -113,6 +113,22 @@ export function foldedQuestions(asked: Asked, absentUnsaved: readonly string[]):
 }
 
 /**
+ * The statuses other than its own of each company asked from `from` on (companies not named now, asked from
+ * the static data): asked in the call that asks its entries. n8n records every value asked, so a run killed
+ * after that call leaves every status held, which reads as unknown, never as the static data's status
+ * alone: asked in step 2, a killed run's step 1 left the static data's entries alone held, and a later run
+ * as stale took them as the row's (a false change).
+ */
+export function otherStatuses(asked: Asked, from = 0): string[] {
+	const questions: string[] = [];
+	for (let index = from; index < asked.ids.length; index++)
+		for (const status of STATUSES)
+			if (status !== asked.snapshots[index].s)
+				questions.push(statusEntry(asked.ids[index], status));
+	return questions;
+}
+
+/**
  * The statuses step 2 asks of a company, given the one step 1 asked: all if that one was held (n8n may have
  * trimmed it since, with the entries after it; and a row holding two is not to be trusted), else the others
  * (step 1 recorded it: asked again, it would be held).

@@ -155,12 +155,12 @@ describe('a company not named whose registration a worker saw change', () => {
 		await run([NOT_REGISTERED, A]);
 		expect((await run([A, A], 'none')).events).toEqual(['0:reregistered']);
 		// Step 1: the mark, not held, with its patch (nothing changed: the patch's marker alone); the rest of
-		// step 1 (its status entry, not registered, the other company's three, whether the row holds patches
-		// and whether a failed run emptied the row as marked); step 2: the other two statuses.
+		// step 1 (its status entry, not registered, and in the same call its two other statuses, the other
+		// company's three, whether the row holds patches and whether a failed run emptied the row as
+		// marked); no step 2.
 		expect((await run([undefined, A])).calls).toEqual([
 			'record 2',
-			'record 6',
-			'record 2',
+			'record 8',
 			'clear',
 			'record 6',
 		]);

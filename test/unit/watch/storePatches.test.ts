@@ -468,8 +468,9 @@ describe('a run that does not append (issue 22)', () => {
 		await run([A, A], 'worker');
 		const read = await run([I, A], 'main', [1]);
 		expect(read.events).toEqual(['0:turnedInactive']);
-		// Step 2: company 0's two other statuses and the entry of unknown details, company 1's three statuses.
-		expect(read.calls).toEqual(['record 9', 'record 7', 'record 6', 'clear', 'record 7']);
+		// Step 1's rest: company 1's two other statuses beside its entries. Step 2: company 0's two other
+		// statuses and the entry of unknown details.
+		expect(read.calls).toEqual(['record 9', 'record 9', 'record 3', 'clear', 'record 7']);
 		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
 	});
 
@@ -536,6 +537,32 @@ describe('a reader that asked and never wrote (a worker killed after its questio
 		const named = await run([I, I]);
 		expect(named.events).toEqual(['1:turnedInactive']);
 		expect(named.calls).toContain('clear');
+	});
+
+	it('a main process killed after asking a company it did not name: a later one as stale does not take the static data for the row', async () => {
+		const { run, store, saved } = watch();
+		await run([A, I]);
+		// A worker reports company 1's change, then writes a row without it (not named).
+		expect((await run([A, A], 'worker')).events).toEqual(['1:turnedActive']);
+		await run([A, undefined], 'worker');
+		// A main process, its static data saying company 1 is Inactive, does not name it: it asks the row
+		// (the mark, then company 1's entries as the static data says) and is killed after that call.
+		let calls = 0;
+		const data = JSON.parse(JSON.stringify(saved())) as Record<string, unknown>;
+		await expect(
+			new ProcessedItemsMemory(
+				helpersOf(store, { fails: () => (++calls > 2 ? new Error('killed') : undefined) }),
+				new StaticDataMemory(data, { warn: () => undefined }, () => true),
+				STORE_CAPACITY,
+				ROOMY,
+			).recall(
+				new Map([['de/HRB0', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 4 }]]),
+				[],
+			),
+		).rejects.toThrow('killed');
+		// The next main process loads the same static data: company 1, Active since the worker reported it,
+		// is no change (it asked every status of company 1 with its entries: none reads as the row's alone).
+		expect((await run([A, A])).events).toEqual([]);
 	});
 
 	it('a killed worker whose blocks the next worker holds: that worker still reads the patches', async () => {
