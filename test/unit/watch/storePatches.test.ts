@@ -22,7 +22,7 @@ import {
 } from '../../../nodes/shared/watch/storePatches';
 import type { TextField } from '../../../nodes/shared/watch/storeEntries';
 import { STORE_CAPACITY } from '../../../nodes/shared/watch/storeRow';
-import { snapshotOf } from '../../../nodes/shared/watch/snapshot';
+import { snapshotOf, watchKey } from '../../../nodes/shared/watch/snapshot';
 import { company, helpersOf, notRegistered } from './storeFixtures';
 
 // Issue 22's patches (storePatches.ts): what a main process appends instead of writing the row anew, and how
@@ -80,7 +80,41 @@ function watch(limits: PatchLimits = ROOMY, capacity = STORE_CAPACITY, keep = ()
 			changes: found.map((change) => change.change.changes),
 		};
 	};
-	return { run, store, saved: () => saved };
+	/**
+	 * A run killed mid-run (an out-of-memory kill, a crash): n8n has recorded what it asked, it reports and
+	 * writes nothing, and a main process's static data is not saved. `after`: the calls on the row that
+	 * reached the store before the kill (by default, all of its recall's: killed before it writes).
+	 */
+	const killed = async (
+		records: Array<CompanyRecord | undefined>,
+		mode: 'main' | 'worker',
+		unchecked: number[] = [],
+		after = Infinity,
+	) => {
+		day += 1;
+		let made = 0;
+		const data = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
+		const memory = new ProcessedItemsMemory(
+			helpersOf(store, { fails: () => (++made > after ? new Error('killed') : undefined) }),
+			mode === 'main' ? new StaticDataMemory(data, { warn: () => undefined }, keep) : undefined,
+			capacity,
+			limits,
+		);
+		const current = new Map(
+			records.flatMap((record, index) =>
+				record && !unchecked.includes(index)
+					? [[watchKey(keys[index]), snapshotOf(record, day)] as const]
+					: [],
+			),
+		);
+		const recall = memory.recall(
+			current,
+			unchecked.map((index) => watchKey(keys[index])),
+		);
+		if (after === Infinity) await recall;
+		else await expect(recall).rejects.toThrow('killed');
+	};
+	return { run, killed, store, saved: () => saved };
 }
 
 describe('a main process whose static data vouches for the row appends a patch (issue 22)', () => {
@@ -184,17 +218,11 @@ describe('a reader of a patched row (issue 22)', () => {
 	});
 
 	it("a company a killed reader flagged that no patch named, not checked: carried as the row's untagged entries say", async () => {
-		const { run, store } = watch();
+		const { run, killed } = watch();
 		await run([A, A]);
 		await run([I, A]);
 		// A worker asks the row (company 1's flag among its questions) and is killed before it writes.
-		await new ProcessedItemsMemory(helpersOf(store), undefined, STORE_CAPACITY, ROOMY).recall(
-			new Map([
-				['de/HRB0', { s: 'I' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 3 }],
-				['de/HRB1', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 3 }],
-			]),
-			[],
-		);
+		await killed([I, A], 'worker');
 		// The next worker cannot check company 1: flagged, in no patch, its status (Active) is carried.
 		await run([I, A], 'worker', [1]);
 		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
@@ -376,7 +404,7 @@ describe('when a patched row is written anew', () => {
 	});
 
 	it('a mark without patches that a killed run asked again (a worker had written the row since): not trusted', async () => {
-		const { run, store, saved } = watch();
+		const { run, killed, saved } = watch();
 		await run([A, A], 'worker');
 		// A main process's first run after a worker writes the row with blocks: its mark takes no patches.
 		await run([I, A]);
@@ -385,22 +413,7 @@ describe('when a patched row is written anew', () => {
 		// A worker reports a change and writes the row anew (the mark's entry gone).
 		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
 		// A main process asks the row (its mark among the questions) and is killed before its next call.
-		let calls = 0;
-		const data = JSON.parse(JSON.stringify(saved())) as Record<string, unknown>;
-		await expect(
-			new ProcessedItemsMemory(
-				helpersOf(store, { fails: () => (++calls > 1 ? new Error('killed') : undefined) }),
-				new StaticDataMemory(data, { warn: () => undefined }, () => true),
-				STORE_CAPACITY,
-				ROOMY,
-			).recall(
-				new Map([
-					['de/HRB0', { s: 'I' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 4 }],
-					['de/HRB1', { s: 'I' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 4 }],
-				]),
-				[],
-			),
-		).rejects.toThrow('killed');
+		await killed([I, I], 'main', [], 1);
 		// The mark is held again, but so are the markers it asked: the next run, which cannot check company 1,
 		// does not take the static data (Active) for the row's, and carries what the row says.
 		await run([I, I], 'main', [1]);
@@ -519,18 +532,11 @@ describe('what a reader of a patched row carries of a company it could not check
 
 describe('a reader that asked and never wrote (a worker killed after its questions; issue 22)', () => {
 	it('a quiet run still appends its marker; a run that names a company reads the row and writes it anew', async () => {
-		const { run, store, saved } = watch();
+		const { run, killed, saved } = watch();
 		await run([A, A]);
 		await run([I, A]);
-		const current = new Map([
-			['de/HRB0', { s: 'I' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 1 }],
-			['de/HRB1', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 1 }],
-		]);
 		// Its recall asks the row's flag, the changed markers and the flags, and records them.
-		await new ProcessedItemsMemory(helpersOf(store), undefined, STORE_CAPACITY, ROOMY).recall(
-			current,
-			[],
-		);
+		await killed([I, A], 'worker');
 		expect((await run([I, A])).calls).toEqual(['record 3']);
 		expect(saved().storeRow).toMatchObject({ patches: { count: 2 } });
 		// A reader in progress would write the row anew from what it read: a patch now would be lost with it.
@@ -540,43 +546,25 @@ describe('a reader that asked and never wrote (a worker killed after its questio
 	});
 
 	it('a main process killed after asking a company it did not name: a later one as stale does not take the static data for the row', async () => {
-		const { run, store, saved } = watch();
+		const { run, killed } = watch();
 		await run([A, I]);
 		// A worker reports company 1's change, then writes a row without it (not named).
 		expect((await run([A, A], 'worker')).events).toEqual(['1:turnedActive']);
 		await run([A, undefined], 'worker');
 		// A main process, its static data saying company 1 is Inactive, does not name it: it asks the row
 		// (the mark, then company 1's entries as the static data says) and is killed after that call.
-		let calls = 0;
-		const data = JSON.parse(JSON.stringify(saved())) as Record<string, unknown>;
-		await expect(
-			new ProcessedItemsMemory(
-				helpersOf(store, { fails: () => (++calls > 2 ? new Error('killed') : undefined) }),
-				new StaticDataMemory(data, { warn: () => undefined }, () => true),
-				STORE_CAPACITY,
-				ROOMY,
-			).recall(
-				new Map([['de/HRB0', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 4 }]]),
-				[],
-			),
-		).rejects.toThrow('killed');
+		await killed([A, undefined], 'main', [], 2);
 		// The next main process loads the same static data: company 1, Active since the worker reported it,
 		// is no change (it asked every status of company 1 with its entries: none reads as the row's alone).
 		expect((await run([A, A])).events).toEqual([]);
 	});
 
 	it('a killed worker whose blocks the next worker holds: that worker still reads the patches', async () => {
-		const { run, store } = watch();
+		const { run, killed } = watch();
 		await run([A, A]);
 		expect((await run([I, A])).events).toEqual(['0:turnedInactive']);
 		// A worker that cannot check company 0 asks the row (its block of company 1, the patches) and is killed.
-		const current = new Map([
-			['de/HRB1', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 3 }],
-		]);
-		await new ProcessedItemsMemory(helpersOf(store), undefined, STORE_CAPACITY, ROOMY).recall(
-			current,
-			['de/HRB0'],
-		);
+		await killed([I, A], 'worker', [0]);
 		// The next worker cannot check company 0 either: its one block is the killed worker's, held.
 		await run([I, A], 'worker', [0]);
 		// Checked again, still Inactive since the main process reported it: no event.
@@ -584,30 +572,13 @@ describe('a reader that asked and never wrote (a worker killed after its questio
 	});
 
 	it('a worker killed after asking its blocks: the next worker, one of whose blocks is held, still reads the patches', async () => {
-		const { run, store } = watch();
+		const { run, killed } = watch();
 		const eleven = (...changed: number[]) =>
 			keys.slice(0, 11).map((_, index) => (changed.includes(index) ? I : A));
 		await run(eleven());
 		expect((await run(eleven(0))).events).toEqual(['0:turnedInactive']);
 		// A worker asks its two blocks (companies 0-9, company 10) and is killed before its next call.
-		let calls = 0;
-		const killed = helpersOf(store, {
-			fails: () => (++calls > 1 ? new Error('killed') : undefined),
-		});
-		const current = new Map(
-			eleven(0).map((record, index) => [
-				`de/HRB${index}`,
-				{
-					s: record === I ? ('I' as const) : ('A' as const),
-					n: 'Alpha GmbH',
-					a: 'Hauptstr. 1',
-					d: 3,
-				},
-			]),
-		);
-		await expect(
-			new ProcessedItemsMemory(killed, undefined, STORE_CAPACITY, ROOMY).recall(current, []),
-		).rejects.toThrow('killed');
+		await killed(eleven(0), 'worker', [], 1);
 		// Company 1 changes: the first block is new, the second (the killed worker's) held. Company 0 is in
 		// the patch as Inactive, its untagged entries say Active: reported once, by the main process.
 		expect((await run(eleven(0, 1), 'worker')).events).toEqual(['1:turnedInactive']);
@@ -622,38 +593,23 @@ describe('a reader that asked and never wrote (a worker killed after its questio
 	])(
 		'a folded worker after a killed one, on a patched row: a company %s is reported',
 		async (_what, patched, event) => {
-			const { run, store } = watch();
+			const { run, killed } = watch();
 			const forty = (first: CompanyRecord) => keys.map((_, index) => (index === 0 ? first : A));
 			await run(forty(A));
 			expect((await run(forty(patched))).calls).toHaveLength(1);
-			let calls = 0;
-			const killed = helpersOf(store, {
-				fails: () => (++calls > 1 ? new Error('killed') : undefined),
-			});
-			const current = new Map(
-				keys.map((_, index) => [`de/HRB${index}`, snapshotOf(forty(patched)[index], 3)]),
-			);
-			await expect(
-				new ProcessedItemsMemory(killed, undefined, STORE_CAPACITY, ROOMY).recall(current, []),
-			).rejects.toThrow('killed');
+			await killed(forty(patched), 'worker', [], 1);
 			const read = await run(forty(A), 'worker');
 			expect(read.events).toEqual([event]);
 		},
 	);
 
 	it("every status it asked of a company it could not check is held since: the static data's is not confirmed by it", async () => {
-		const { run, store } = watch();
+		const { run, killed } = watch();
 		await run([A, notRegistered()]);
 		// A worker finds company 1 registered again (its last successful check), and writes the row anew.
 		expect((await run([A, A], 'worker')).events).toEqual(['1:reregistered']);
 		// Another worker cannot check company 1: it asks its three statuses, and is killed.
-		const current = new Map([
-			['de/HRB0', { s: 'A' as const, n: 'Alpha GmbH', a: 'Hauptstr. 1', d: 3 }],
-		]);
-		await new ProcessedItemsMemory(helpersOf(store), undefined, STORE_CAPACITY, ROOMY).recall(
-			current,
-			['de/HRB1'],
-		);
+		await killed([A, A], 'worker', [1]);
 		// A main process cannot check it either: its static data (not registered) is not what the row says.
 		await run([A, A], 'main', [1]);
 		// Checked again, unchanged since the worker's check: no event (it was "reregistered" from the static data).
