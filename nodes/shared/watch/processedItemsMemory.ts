@@ -368,14 +368,13 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const carriedWhole: string[] = [...absentDeferred];
 		/**
 		 * Companies not named now, with the status step 1 found of each held alone (every status was asked in
-		 * its call: a run killed after it leaves them all held, never the static data's alone), and what it held.
+		 * its call: a run killed after it leaves them all held, never the static data's alone), and what it
+		 * held. Step 2 asks that status again.
 		 */
 		const absentHeld = new Map<string, { status: CompanySnapshot['s'] | undefined; held: Held }>();
 		absentAsked.walk(isNew, (id, before, held) => {
 			if (reading?.patched(id)) patchedAbsent.push(id);
-			const statuses = STATUSES.filter((status) =>
-				status === before.s ? held.status : !isNew(statusEntry(id, status)),
-			);
+			const statuses = STATUSES.filter((status) => !isNew(statusEntry(id, status)));
 			absentHeld.set(id, { status: statuses.length === 1 ? statuses[0] : undefined, held });
 			askAsCame(id, before, held);
 		});
@@ -400,7 +399,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 					if (now.s === 'N' || !sameText(before.a, now.a)) askOld(id, 'address', before.a);
 				}
 			}
-			// Companies not named now and not in the static data: every status (no call asked one).
+			// Companies not named now: the status step 1 found, again (the calls since may have trimmed it: n8n
+			// drops the oldest entries past the capacity; step 1 recorded the others), and of those not in the
+			// static data, every status (no call asked one).
+			for (const [id, { status }] of absentHeld)
+				if (status !== undefined) questions.push(statusEntry(id, status));
 			for (const id of absentUnsaved)
 				for (const status of STATUSES) questions.push(statusEntry(id, status));
 			for (const { entry: asItCame } of asCame) questions.push(asItCame);
@@ -433,8 +436,11 @@ export class ProcessedItemsMemory implements WatchMemory {
 		/** Companies not named now whose details the row does not hold as the static data says: their status, where known. */
 		const statusOnly = new Map<string, CompanySnapshot['s'] | undefined>();
 		for (const [id, { status, held }] of absentHeld) {
-			if (allHeld(held) && status === saved(id)!.s) carriedWhole.push(id);
-			else statusOnly.set(id, status);
+			// Known where step 2 still finds it.
+			const found =
+				status !== undefined && answers.has(statusEntry(id, status)) ? status : undefined;
+			if (allHeld(held) && found === saved(id)!.s) carriedWhole.push(id);
+			else statusOnly.set(id, found);
 		}
 		for (const id of absentUnsaved) statusOnly.set(id, statusOf(id, undefined, false));
 
@@ -449,6 +455,9 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const patchedAbsentStates = new Map<string, PatchedState | undefined>();
 		for (const id of patchedAbsent)
 			if (namedInPatch(id)) patchedAbsentStates.set(id, reading!.state(id, patchNew, saved(id)));
+		// Those a patch named are carried as their latest patch says, not as their untagged entries do.
+		const carriedAsSaved = carriedWhole.filter((id) => !patchedAbsentStates.has(id));
+		for (const id of patchedAbsentStates.keys()) statusOnly.delete(id);
 
 		const known = new Map<string, Recollection>();
 		/**
@@ -544,15 +553,14 @@ export class ProcessedItemsMemory implements WatchMemory {
 		this.changed = storeIsNew ? current : changedIds;
 
 		this.carried = [];
-		for (const id of carriedWhole)
-			if (!patchedAbsentStates.has(id)) pushEntriesOf(this.carried, id, saved(id)!);
+		for (const id of carriedAsSaved) pushEntriesOf(this.carried, id, saved(id)!);
+		// A new store holds no status: `statusOnly` knows none.
 		for (const [id, status] of statusOnly) {
-			if (patchedAbsentStates.has(id) || storeIsNew) continue;
 			if (status === 'N') this.carried.push(statusEntry(id, 'N'));
 			else if (status !== undefined)
 				this.carried.push(statusEntry(id, status), detailsUnknownEntry(id));
 		}
-		this.notAsSaved = [...statusOnly.keys()].filter((id) => !patchedAbsentStates.has(id));
+		this.notAsSaved = [...statusOnly.keys()];
 		for (const [id, state] of patchedAbsentStates) {
 			const before = saved(id);
 			if (before && state && unchangedIn(state, before)) pushEntriesOf(this.carried, id, before);

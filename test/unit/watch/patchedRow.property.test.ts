@@ -29,7 +29,8 @@ type Variant =
 	| 'some runs on a worker'
 	| 'some runs on a worker as n8n runs one (its static data empty, not kept)'
 	| 'some runs on a worker, some killed mid-run'
-	| 'some runs on a worker, some killed mid-run, on a main process too';
+	| 'some runs on a worker, some killed mid-run, on a main process too'
+	| 'main, some saves lost, the row at a small capacity';
 interface Company {
 	key: LookupKey;
 	record: CompanyRecord;
@@ -148,7 +149,8 @@ async function simulate(seed: number, variant: Variant) {
 				fails: () => (killed && calls.length > callsBeforeKill ? new Error('killed') : undefined),
 			}),
 			onWorker && !variant.includes('as n8n runs one') ? undefined : notebook,
-			STORE_CAPACITY,
+			// Past it n8n drops the oldest entries: a patch, or what step 1 found, may go between two calls.
+			variant.includes('small capacity') ? 40 : STORE_CAPACITY,
 			limits,
 		);
 		if (killed) {
@@ -189,7 +191,7 @@ async function simulate(seed: number, variant: Variant) {
 		);
 		// A run that appended: its one call, the row not written anew.
 		if (!onWorker && calls.length === 1 && calls[0].startsWith('record')) appended += 1;
-		const saveLost = variant === 'main, some saves lost' && random() < 0.25;
+		const saveLost = variant.includes('saves lost') && random() < 0.25;
 		if (saveLost) aSaveWasLost = true;
 		else if (!onWorker) saved = staticData;
 		const byIndex = new Map(found.map((change) => [change.itemIndex, change.change]));
@@ -215,7 +217,9 @@ async function simulate(seed: number, variant: Variant) {
 			// Nothing missed: on a main process unless a save was lost; on a worker, of the companies
 			// checked last run (only they are in the row for sure).
 			// A company a killed run asked: its answers recorded may hide a change until the row is written anew.
+			// Past the capacity a company whose entries n8n dropped starts a new baseline: missed, never false.
 			const exact =
+				!variant.includes('small capacity') &&
 				!askedByKilled.has(index) &&
 				!(aSaveWasLost && !onWorker) &&
 				(onWorker || variant.includes('some runs on a worker')
@@ -249,6 +253,10 @@ describe('patches (issue 22) against a reference model', () => {
 		// status alone, asked before its other statuses): a later run as stale took them for the row's, and
 		// a change a worker reported in between was reported again (seeds 170, 349, 659, 894 of 1,000).
 		'some runs on a worker, some killed mid-run, on a main process too',
+		// A red-team review's (session 48): a company not named was carried as step 1 found its status where
+		// the patch questions since had trimmed its patch out of the row (44 problems in 1,500 seeds; with 40%
+		// of the runs on a worker, 10).
+		'main, some saves lost, the row at a small capacity',
 	])('%s: 200 seeds, never a false change, nothing missed', async (variant) => {
 		const problems: string[] = [];
 		let [reported, appended] = [0, 0];

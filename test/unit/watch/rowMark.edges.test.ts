@@ -150,17 +150,18 @@ describe('a company not named whose registration a worker saw change', () => {
 		expect((await run([A, A], 'none')).events).toEqual(['1:reregistered']);
 	});
 
-	it('reregistered meanwhile (the static data: not registered): its status is asked once, the row keeps Active, and its turn inactive is reported', async () => {
+	it('reregistered meanwhile (the static data: not registered): its statuses are asked, the row keeps Active, and its turn inactive is reported', async () => {
 		const { run } = watch();
 		await run([NOT_REGISTERED, A]);
 		expect((await run([A, A], 'none')).events).toEqual(['0:reregistered']);
 		// Step 1: the mark, not held, with its patch (nothing changed: the patch's marker alone); the rest of
 		// step 1 (its status entry, not registered, and in the same call its two other statuses, the other
 		// company's three, whether the row holds patches and whether a failed run emptied the row as
-		// marked); no step 2.
+		// marked); step 2: the status step 1 found held (Active), again.
 		expect((await run([undefined, A])).calls).toEqual([
 			'record 2',
 			'record 8',
+			'record 1',
 			'clear',
 			'record 6',
 		]);

@@ -482,9 +482,46 @@ describe('a run that does not append (issue 22)', () => {
 		const read = await run([I, A], 'main', [1]);
 		expect(read.events).toEqual(['0:turnedInactive']);
 		// Step 1's rest: company 1's two other statuses beside its entries. Step 2: company 0's two other
-		// statuses and the entry of unknown details.
-		expect(read.calls).toEqual(['record 9', 'record 9', 'record 3', 'clear', 'record 7']);
+		// statuses and the entry of unknown details, company 1's status found in step 1 (again: trimmed since?).
+		expect(read.calls).toEqual(['record 9', 'record 9', 'record 4', 'clear', 'record 7']);
 		expect((await run([I, I], 'worker')).events).toEqual(['1:turnedInactive']);
+	});
+
+	it('a company registered again, on a row a worker wrote: step 2 asks its statuses, and no name or address of the static data (it had none)', async () => {
+		const { run } = watch();
+		await run([notRegistered(), A]);
+		await run([notRegistered(), A], 'worker');
+		const read = await run([A, A]);
+		expect(read.events).toEqual(['0:reregistered']);
+		// Step 1's rest (every company's entries, whether the row holds patches, whether a failed run emptied it
+		// as marked); step 2: company 0's statuses other than Active, the entry of unknown details, its name
+		// and address in the forms earlier versions wrote.
+		expect(read.calls).toEqual(['record 9', 'record 7', 'record 5', 'clear', 'record 7']);
+	});
+
+	it('a company not named whose every status a killed run recorded: not carried, so the next run that names it starts a new baseline', async () => {
+		const { run, killed } = watch();
+		await run([A, A]);
+		expect((await run([A, notRegistered()], 'worker')).events).toEqual(['1:deregistered']);
+		// The worker's next row holds nothing of company 1 (not named there).
+		await run([A, undefined], 'worker');
+		// A main process, its static data saying company 1 is Active, asks its entries and every status.
+		await killed([A, undefined], 'main', [], 2);
+		// The next one, as stale, finds all three statuses held: unknown, not carried as the static data says.
+		await run([A, undefined]);
+		// Named again, still not registered: the worker reported it; no event.
+		expect((await run([A, notRegistered()])).events).toEqual([]);
+	});
+
+	// A red-team review's story (session 48): the status step 1 found of a company not named, taken alone,
+	// was the row's untagged entry where the patch questions since had trimmed its patch out of the row.
+	it('a patched row near its capacity, a company not named: not carried as its untagged status', async () => {
+		const { run } = watch(ROOMY, 30);
+		await run([A, A]);
+		expect((await run([notRegistered(), A])).events).toEqual(['0:deregistered']);
+		await run([notRegistered(), A], 'lose');
+		await run([undefined, A]);
+		expect((await run([notRegistered(), A])).events).toEqual([]);
 	});
 
 	it("a company a worker's row dropped (not named there): the static data's snapshot proves nothing, a new baseline", async () => {
