@@ -507,8 +507,16 @@ describe('a run that does not append (issue 22)', () => {
 		await run([A, undefined], 'worker');
 		// A main process, its static data saying company 1 is Active, asks its entries and every status.
 		await killed([A, undefined], 'main', [], 2);
-		// The next one, as stale, finds all three statuses held: unknown, not carried as the static data says.
-		await run([A, undefined]);
+		// The next one, as stale, finds all three statuses held: unknown, not carried as the static data says,
+		// and not asked again: no step 2 (the killed run's question whether the row holds patches makes this
+		// one ask which, after step 1).
+		expect((await run([A, undefined])).calls).toEqual([
+			'record 2',
+			'record 10',
+			'record 66',
+			'clear',
+			'record 4',
+		]);
 		// Named again, still not registered: the worker reported it; no event.
 		expect((await run([A, notRegistered()])).events).toEqual([]);
 	});
