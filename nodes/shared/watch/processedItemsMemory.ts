@@ -369,7 +369,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		/**
 		 * Companies not named now, with the status step 1 found of each held alone (every status was asked in
 		 * its call: a run killed after it leaves them all held, never the static data's alone), and what it
-		 * held. Step 2 asks that status again.
+		 * held. Step 2 asks every status again, and that one must still be held.
 		 */
 		const absentHeld = new Map<string, { status: CompanySnapshot['s'] | undefined; held: Held }>();
 		absentAsked.walk(isNew, (id, before, held) => {
@@ -399,11 +399,12 @@ export class ProcessedItemsMemory implements WatchMemory {
 					if (now.s === 'N' || !sameText(before.a, now.a)) askOld(id, 'address', before.a);
 				}
 			}
-			// Companies not named now: the status step 1 found, again (the calls since may have trimmed it: n8n
-			// drops the oldest entries past the capacity; step 1 recorded the others), and of those not in the
-			// static data, every status (no call asked one).
+			// Companies not named now: every status. Of those step 1 asked, again where it found one alone (the
+			// calls since may have trimmed it: n8n drops the oldest entries past the capacity); all three, so
+			// that a run killed after this call leaves no status alone that the trimming took.
 			for (const [id, { status }] of absentHeld)
-				if (status !== undefined) questions.push(statusEntry(id, status));
+				if (status !== undefined)
+					for (const each of STATUSES) questions.push(statusEntry(id, each));
 			for (const id of absentUnsaved)
 				for (const status of STATUSES) questions.push(statusEntry(id, status));
 			for (const { entry: asItCame } of asCame) questions.push(asItCame);

@@ -157,11 +157,11 @@ describe('a company not named whose registration a worker saw change', () => {
 		// Step 1: the mark, not held, with its patch (nothing changed: the patch's marker alone); the rest of
 		// step 1 (its status entry, not registered, and in the same call its two other statuses, the other
 		// company's three, whether the row holds patches and whether a failed run emptied the row as
-		// marked); step 2: the status step 1 found held (Active), again.
+		// marked); step 2: its three statuses again (step 1 found Active alone: still held?).
 		expect((await run([undefined, A])).calls).toEqual([
 			'record 2',
 			'record 8',
-			'record 1',
+			'record 3',
 			'clear',
 			'record 6',
 		]);

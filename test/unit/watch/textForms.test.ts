@@ -197,9 +197,9 @@ describe('the same text in another form, and the upgrade', () => {
 		// The count, the block, the entries of all three (company 1's from the static data, with its two other
 		// statuses), then step 2 (the statuses and the details of companies 0 and 2, and their names and
 		// addresses as they came and in the case the version before kept; of company 1, its names and
-		// addresses in that case, the row not holding them case-folded, and the status step 1 found), and
+		// addresses in that case, the row not holding them case-folded, and its three statuses again), and
 		// the row written anew.
-		expect(calls).toEqual(['count', 'record 1', 'record 12', 'record 19', 'clear', 'record 11']);
+		expect(calls).toEqual(['count', 'record 1', 'record 12', 'record 21', 'clear', 'record 11']);
 	});
 
 	it('a company not checked on the first run after the upgrade keeps its name and address in the row: a worker later tells its rename', async () => {
