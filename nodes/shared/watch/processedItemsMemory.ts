@@ -10,6 +10,7 @@ import {
 	entriesOf,
 	entry,
 	foldedOf,
+	heldAlone,
 	pushEntriesOf,
 	RowEntries,
 	sameSnapshot,
@@ -374,8 +375,7 @@ export class ProcessedItemsMemory implements WatchMemory {
 		const absentHeld = new Map<string, { status: CompanySnapshot['s'] | undefined; held: Held }>();
 		absentAsked.walk(isNew, (id, before, held) => {
 			if (reading?.patched(id)) patchedAbsent.push(id);
-			const statuses = STATUSES.filter((status) => !isNew(statusEntry(id, status)));
-			absentHeld.set(id, { status: statuses.length === 1 ? statuses[0] : undefined, held });
+			absentHeld.set(id, { status: heldAlone((status) => !isNew(statusEntry(id, status))), held });
 			askAsCame(id, before, held);
 		});
 		for (const id of absentUnsaved) if (reading?.patched(id)) patchedAbsent.push(id);
@@ -402,10 +402,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			// Companies not named now: every status. Of those step 1 asked, again where it found one alone (the
 			// calls since may have trimmed it: n8n drops the oldest entries past the capacity); all three, so
 			// that a run killed after this call leaves no status alone that the trimming took.
-			for (const [id, { status }] of absentHeld)
-				if (status !== undefined)
-					for (const each of STATUSES) questions.push(statusEntry(id, each));
-			for (const id of absentUnsaved)
+			const foundAlone = [...absentHeld.keys()].filter((id) => absentHeld.get(id)!.status);
+			for (const id of [...foundAlone, ...absentUnsaved])
 				for (const status of STATUSES) questions.push(statusEntry(id, status));
 			for (const { entry: asItCame } of asCame) questions.push(asItCame);
 		}
@@ -429,11 +427,8 @@ export class ProcessedItemsMemory implements WatchMemory {
 			if (answers.has(asItCame)) held[field] = true;
 		for (const [id, held] of changed) if (allHeld(held) && !fromNotebook(id)) changed.delete(id);
 		/** The status step 2 found of a company, given the one step 1 asked and whether it was held. */
-		const statusOf = (id: string, asked: CompanySnapshot['s'] | undefined, wasHeld: boolean) => {
-			const held = probed(asked, wasHeld).filter((status) => answers.has(statusEntry(id, status)));
-			// None: unknown. More than one: entries of a run that stopped half-way; not to be trusted.
-			return held.length === 1 ? held[0] : undefined;
-		};
+		const statusOf = (id: string, asked: CompanySnapshot['s'] | undefined, wasHeld: boolean) =>
+			heldAlone((status) => answers.has(statusEntry(id, status)), probed(asked, wasHeld));
 		/** Companies not named now whose details the row does not hold as the static data says: their status, where known. */
 		const statusOnly = new Map<string, CompanySnapshot['s'] | undefined>();
 		for (const [id, { status, held }] of absentHeld) {

@@ -18,6 +18,18 @@ import { canonicalText, caseFolded, sameText, type CompanySnapshot } from './sna
 export const STATUSES: ReadonlyArray<CompanySnapshot['s']> = ['A', 'I', 'N'];
 
 /**
+ * The one status of `statuses` whose entry the row holds. None: unknown. More than one: not to be trusted
+ * (a run that stopped half-way, or a killed run's questions, which n8n recorded).
+ */
+export function heldAlone(
+	isHeld: (status: CompanySnapshot['s']) => boolean,
+	statuses: ReadonlyArray<CompanySnapshot['s']> = STATUSES,
+): CompanySnapshot['s'] | undefined {
+	const held = statuses.filter(isHeld);
+	return held.length === 1 ? held[0] : undefined;
+}
+
+/**
  * One entry: `[id, field, value]` as JSON, so that no company id, name or address can pose as another
  * entry. The forms earlier versions wrote too (after a whole-record entry, `[id,"company",...]`, no
  * longer written): a row they wrote holds every entry asked here. Made by hand, as JSON.stringify would:

@@ -1,5 +1,5 @@
 import type { CompanySnapshot } from './snapshot';
-import { foldedOf, STATUSES, type TextField } from './storeEntries';
+import { foldedOf, heldAlone, STATUSES, type TextField } from './storeEntries';
 
 /**
  * Patches: what a main process appends to the store's row instead of writing it anew (issue 22).
@@ -252,13 +252,13 @@ export class PatchReading {
 	): PatchedState | undefined {
 		const k = this.latest(id, isNew);
 		if (k === undefined) return undefined;
-		const statuses = STATUSES.filter((status) => !isNew(taggedStatus(id, status, k)));
-		if (statuses.length !== 1) return undefined;
+		const status = heldAlone((each) => !isNew(taggedStatus(id, each, k)));
+		if (status === undefined) return undefined;
 		const held = (field: TextField, text: string | undefined) =>
 			!isNew(taggedText(id, field, text, k));
 		const registered = (of?: Snapshot) => of !== undefined && of.s !== 'N';
 		return {
-			status: statuses[0],
+			status,
 			name: registered(snapshot) && held('name', snapshot!.n),
 			address: registered(snapshot) && held('address', snapshot!.a),
 			oldName: registered(old) && held('name', old!.n),
