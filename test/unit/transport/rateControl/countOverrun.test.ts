@@ -18,7 +18,13 @@ describe('a count the registry admits requests past', () => {
 	it('two workers whose sheets outrun an hourly count the registry does not enforce go on at the limit', async () => {
 		const result = await runClass(
 			{
-				limiter: { family: 'fixed-window', limit: 100_000, windowMs: 900_000 },
+				limiter: {
+					family: 'fixed-window',
+					ratePerSecond: 111,
+					burst: 1,
+					limit: 100_000,
+					windowMs: 900_000,
+				},
 				headers: 'x-ratelimit',
 				longQuota: QUOTA,
 				latencyMs: 35,
@@ -37,7 +43,13 @@ describe('a count the registry admits requests past', () => {
 		// spent quota, every waiting row failed at once (270).
 		const result = await runClass(
 			{
-				limiter: { family: 'sliding-window', limit: 400, windowMs: 5_000 },
+				limiter: {
+					family: 'sliding-window',
+					ratePerSecond: 80,
+					burst: 1,
+					limit: 400,
+					windowMs: 5_000,
+				},
 				headers: 'x-ratelimit',
 				longQuota: QUOTA,
 				latencyMs: 50,
@@ -56,7 +68,13 @@ describe('a count that says 0 on every answer, beside a window that tells its re
 		// and its reset seconds away. Doubted too (at any distance), they were 2.6% of the requests.
 		const result = await runClass(
 			{
-				limiter: { family: 'sliding-window', limit: 2890, windowMs: 10_000 },
+				limiter: {
+					family: 'sliding-window',
+					ratePerSecond: 289,
+					burst: 1,
+					limit: 2890,
+					windowMs: 10_000,
+				},
 				headers: 'x-ratelimit',
 				nonsense: 'remaining-0',
 				latencyMs: 13,
