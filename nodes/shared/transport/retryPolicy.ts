@@ -30,19 +30,10 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
 export const MAX_RATE_LIMITED_TRIES = 20;
 
 /**
- * The longest a lookup refused without a readable Retry-After waits before it queues again. The rate
- * controller holds every request while the limit is spent (its pauses, a storm's up to 8 s): a row's own
- * wait only spreads the retries. Longer, the row refused each time the controller asked alone (a spent
- * window's lone ask, once a second) waited 8-16 s after the window was back, the last of the sheet
- * (bench:sim seed 4 s129: 1.03 -> 1.60 of the floor with refused rows first in the queue, at 30 s).
- */
-export const RATE_LIMITED_BACKOFF_CAP_MS = 4_000;
-
-/**
  * How long to wait after the `attempt`-th 429 (1 for the first). Retry-After is honoured, but never
  * below a floor that doubles from 100 ms to 1 s, so "Retry-After: 0", a negative value or a date in
  * the past cannot turn into a retry storm. Without a readable Retry-After: equal jitter around 1, 2,
- * 4 s, at most RATE_LIMITED_BACKOFF_CAP_MS.
+ * 4 … s, at most 30 s.
  */
 export function rateLimitDelayMs(
 	retryAfterMs: number | undefined,
@@ -51,7 +42,7 @@ export function rateLimitDelayMs(
 ): number {
 	const floor = Math.min(1_000, 100 * 2 ** (attempt - 1));
 	if (retryAfterMs !== undefined) return Math.max(floor, retryAfterMs);
-	const ceiling = Math.min(RATE_LIMITED_BACKOFF_CAP_MS, 1_000 * 2 ** (attempt - 1));
+	const ceiling = Math.min(30_000, 1_000 * 2 ** (attempt - 1));
 	return Math.max(floor, Math.round(ceiling / 2 + random() * (ceiling / 2)));
 }
 

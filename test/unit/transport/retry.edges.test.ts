@@ -34,12 +34,12 @@ describe('waits', () => {
 		expect(rateLimitDelayMs(150, 1)).toBe(150);
 	});
 
-	it('after a 429 without Retry-After: between half and all of 1, 2, 4 s, at most 4 s', () => {
-		expect([1, 2, 3, 4, 7].map((attempt) => rateLimitDelayMs(undefined, attempt, () => 0))).toEqual(
-			[500, 1000, 2000, 2000, 2000],
+	it('after a 429 without Retry-After: between half and all of 1, 2, 4 ... s, at most 30 s', () => {
+		expect([1, 2, 3, 6, 7].map((attempt) => rateLimitDelayMs(undefined, attempt, () => 0))).toEqual(
+			[500, 1000, 2000, 15_000, 15_000],
 		);
-		expect([1, 2, 3, 6].map((attempt) => rateLimitDelayMs(undefined, attempt, () => 1))).toEqual([
-			1000, 2000, 4000, 4000,
+		expect([1, 2, 6].map((attempt) => rateLimitDelayMs(undefined, attempt, () => 1))).toEqual([
+			1000, 2000, 30_000,
 		]);
 		expect(rateLimitDelayMs(undefined, 2, () => 0.5)).toBe(1500);
 		expect(rateLimitDelayMs(undefined, 1, () => 0.001)).toBe(501);

@@ -63,11 +63,10 @@ describe('delay after a 429', () => {
 		expect(rateLimitDelayMs(3000, 1)).toBe(3000);
 	});
 
-	it('without a readable Retry-After, backs off exponentially with equal jitter, capped at 4 s', () => {
+	it('without a readable Retry-After, backs off exponentially with equal jitter, capped at 30 s', () => {
 		expect(rateLimitDelayMs(undefined, 1, () => 0)).toBe(500);
 		expect(rateLimitDelayMs(undefined, 1, () => 0.999999)).toBe(1000);
-		expect(rateLimitDelayMs(undefined, 3, () => 0.999999)).toBe(4000);
-		expect(rateLimitDelayMs(undefined, 4, () => 0)).toBe(2000);
-		expect(rateLimitDelayMs(undefined, 20, () => 0.999999)).toBe(4000);
+		expect(rateLimitDelayMs(undefined, 4, () => 0)).toBe(4000);
+		expect(rateLimitDelayMs(undefined, 20, () => 0.999999)).toBe(30000);
 	});
 });

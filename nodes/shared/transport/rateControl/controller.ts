@@ -149,12 +149,7 @@ export class RateController {
 
 	async acquire(tenant: Tenant, notAfter: number): Promise<Acquired> {
 		return await new Promise<Acquired>((resolve) => {
-			// Earliest deadline first: a lookup a 429 refused spends its wait budget (Max Rate-Limit Wait)
-			// while it queues, one never refused spends none. In arrival order, a row refused in the first
-			// wave and queued behind the others ran out at a shared limit's slow share while the sheet went
-			// on (bench:sim: three workers at 4/s, burst 2, failed 2 rows 60 s in, 3 draws of 40).
-			const behind = tenant.queue.findIndex((waiter) => waiter.notAfter > notAfter);
-			tenant.queue.splice(behind === -1 ? tenant.queue.length : behind, 0, { notAfter, resolve });
+			tenant.queue.push({ notAfter, resolve });
 			this.pump();
 		});
 	}

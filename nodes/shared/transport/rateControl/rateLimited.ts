@@ -52,6 +52,9 @@ export function rateLimited(
 	phase: number,
 ): void {
 	if (state.window) return;
+	// Refused at the count's 0 in a storm (waves in a row, nothing admitted between them): whatever it let
+	// past before (a count one behind, a lagging counter), the registry enforces it now (count.ts).
+	if (state.stormLevel > 0 && report.remaining === 0) state.count.overrun = false;
 	countRefused(state.count, now, report.remaining);
 	if (
 		budgetLeft(state.count, now) !== undefined &&

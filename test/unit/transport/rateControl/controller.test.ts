@@ -231,36 +231,6 @@ describe('who is told at once to give up waiting', () => {
 	});
 });
 
-describe("who goes first in an execution's queue", () => {
-	it('a lookup whose wait budget runs (a 429 refused it) goes before those never refused, soonest deadline first', async () => {
-		const tenant = new RateController(clock).join({ maxConcurrency: 1 });
-		const started: Array<{ name: string; sentAt: number }> = [];
-		const ask = (name: string, notAfter?: number) =>
-			void tenant.acquire(notAfter).then((permit) => {
-				if (permit.kind === 'go') started.push({ name, sentAt: permit.sentAt });
-			});
-		ask('in flight');
-		await clock.advance(0);
-		ask('fresh 1');
-		ask('fresh 2');
-		ask('refused, 60 s left', clock.now() + 60_000);
-		ask('refused, 30 s left', clock.now() + 30_000);
-		// One at a time: each answer lets the next start.
-		for (let turn = 1; turn <= 4; turn++) {
-			tenant.release({ sentAt: started.at(-1)!.sentAt, status: 200 });
-			await clock.advance(0);
-			expect(started).toHaveLength(turn + 1);
-		}
-		expect(started.map(({ name }) => name)).toEqual([
-			'in flight',
-			'refused, 30 s left',
-			'refused, 60 s left',
-			'fresh 1',
-			'fresh 2',
-		]);
-	});
-});
-
 describe('what an answer is', () => {
 	/** A learned pace, then four 429 waves (each saying to wait a second) with `between` before each. */
 	async function wavesWith(between: Omit<RequestReport, 'sentAt'>): Promise<number> {

