@@ -42,7 +42,8 @@ export interface CountState {
 	isQuota: boolean;
 	/**
 	 * The registry admitted a request sent after the count said none was left, well before its reset
-	 * (countOverrun): the count is no budget the registry enforces, whatever a 429 later says of it.
+	 * (countOverrun): the count is no budget the registry enforces, until the registry refuses at its 0
+	 * in a storm (rateLimited.ts).
 	 */
 	overrun: boolean;
 	/** The reset the count told when the registry overran it. */
@@ -119,7 +120,7 @@ export function countRefused(count: CountState, now: number, remaining: number |
  * An admission of a request sent after the count said none was left, more than a reset's rounding before
  * the reset then told: whatever the count is (a longer quota's, another credential's, a soft quota the
  * registry lets callers exceed), it is not the budget that refuses, and is read no more as one (a
- * quota's, like one that a 429 came with plenty left of; `overrun` for good). Paced by it, each admission
+ * quota's, like one that a 429 came with plenty left of; `overrun`). Paced by it, each admission
  * with 0 left was read as the refill, and two workers on an hourly count of 5,000 that went on admitting
  * sent ever fewer, never refused (bench:sim seed 4 s178: 9,000 rows in 382 s, the floor 2.7 s).
  */
