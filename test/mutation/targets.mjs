@@ -202,8 +202,6 @@ export const TARGETS = {
 		// othersSpend at its edges and the pace it marks shared, at unit speed (workersQuotaCount runs three
 		// workers on the sim: seconds a mutant).
 		'test/unit/transport/rateControl/othersSpend.test.ts',
-		// A count the registry admits requests past (countOverrun, overrunReset).
-		'test/unit/transport/rateControl/countOverrun.test.ts',
 	],
 	'nodes/shared/transport/rateControl/window.ts': WINDOW_TESTS,
 	'nodes/shared/transport/rateControl/windowState.ts': WINDOW_TESTS,
@@ -261,14 +259,10 @@ export const TARGETS = {
 		'test/unit/transport/rateControl/controllerMerges.review.test.ts',
 		// What a wave reads admitted at its edges: a spell's count and span, the last second's start.
 		'test/unit/transport/rateControl/admittedRate.edges.test.ts',
-		// A 429 with an overrun count's 0 and its hour-long reset is no spent quota.
-		'test/unit/transport/rateControl/countOverrun.test.ts',
 	],
 	'nodes/shared/transport/rateControl/transitions.ts': [
 		...STORIES,
 		'test/unit/transport/rateControl/windowTurnAsk.test.ts',
-		// An admission past the count's 0 marks it overrun, with the reset it told.
-		'test/unit/transport/rateControl/countOverrun.test.ts',
 		// A refuted window remembered, the admitted log's span, the quiet answers the probe counts.
 		'test/unit/transport/rateControl/rateLimited.budget.test.ts',
 		'test/unit/transport/rateControl/rateLimited.admitted.test.ts',

@@ -1,13 +1,11 @@
 import {
 	LOWER_BOUND_GROWTH_PER_SECOND,
-	OVERRUN_RESET_DOUBTED_MS,
 	QUOTA_LEFT_AT_429,
 	REFILL_SPAN_MIN_MS,
 	REFILL_WINDOW_MS,
 	REMAINING_TTL_MS,
 	SHARED_COUNT_QUIET_MS,
 } from './constants';
-import { RESET_RESOLUTION_MS } from './headers/reading';
 import { append, emptyLog, logSize, newest, oldest, trim, type Log } from './log';
 
 /**
@@ -15,8 +13,7 @@ import { append, emptyLog, logSize, newest, oldest, trim, type Log } from './log
  * fast it refills, and what the registry's behaviour says of it. It is taken for the budget the registry
  * enforces until the registry shows otherwise. A count that never rose above 1 tells nothing (see
  * budgetLeft). A 429 while it said plenty was left makes it a longer quota's (5,000 an hour), whose reset
- * says when that quota refills, not how long this 429 lasts: the 429s teach the limit that refuses. So
- * does an admission of a request sent after it said none was left (countOverrun).
+ * says when that quota refills, not how long this 429 lasts: the 429s teach the limit that refuses.
  * Plain data, edited only on a transition's copy.
  */
 export interface CountState {
@@ -24,8 +21,6 @@ export interface CountState {
 	remainingAt: number;
 	/** When the request whose answer told `remaining` left. */
 	remainingSentAt: number;
-	/** When that same answer said the budget is back (its reset), where it said. */
-	remainingResetAt: number | undefined;
 	/** Requests started since `remaining` was told (those in flight then included). */
 	startedSinceRemaining: number;
 	refillIntervalMs: number;
@@ -41,14 +36,6 @@ export interface CountState {
 	peak: number;
 	isQuota: boolean;
 	/**
-	 * The registry admitted a request sent after the count said none was left, well before its reset
-	 * (countOverrun): the count is no budget the registry enforces, until the registry refuses at its 0
-	 * in a storm (rateLimited.ts).
-	 */
-	overrun: boolean;
-	/** The reset the count told when the registry overran it. */
-	overrunResetAt: number | undefined;
-	/**
 	 * When a refusal last came while the count still left this controller a request beyond the refused
 	 * one: others spend from it too (queue-mode workers sharing a client id, each its own controller).
 	 */
@@ -59,15 +46,12 @@ export const noCount = (): CountState => ({
 	remaining: undefined,
 	remainingAt: 0,
 	remainingSentAt: 0,
-	remainingResetAt: undefined,
 	startedSinceRemaining: 0,
 	refillIntervalMs: 0,
 	probeIntervalMs: undefined,
 	samples: emptyLog(),
 	peak: 0,
 	isQuota: false,
-	overrun: false,
-	overrunResetAt: undefined,
 	sharedAt: Number.NEGATIVE_INFINITY,
 });
 
@@ -109,53 +93,16 @@ export function countRefused(count: CountState, now: number, remaining: number |
 		: undefined;
 	const left = remaining ?? reckoned;
 	if (left !== undefined && left >= QUOTA_LEFT_AT_429) count.isQuota = true;
-	// Refused at the end of it, the count is the limit again; not one the registry overran.
-	else if (left !== undefined && left <= 0 && !count.overrun) count.isQuota = false;
+	else if (left !== undefined && left <= 0) count.isQuota = false;
 	// Refused with a request of ours still left after this one, and the limit it tells (not a longer
 	// quota's): somebody else spent it.
 	if (!count.isQuota && reckoned !== undefined && reckoned >= 1) count.sharedAt = now;
 }
 
-/**
- * An admission of a request sent after the count said none was left, more than a reset's rounding before
- * the reset then told: whatever the count is (a longer quota's, another credential's, a soft quota the
- * registry lets callers exceed), it is not the budget that refuses, and is read no more as one (a
- * quota's, like one that a 429 came with plenty left of; `overrun`). Paced by it, each admission
- * with 0 left was read as the refill, and two workers on an hourly count of 5,000 that went on admitting
- * sent ever fewer, never refused (bench:sim seed 4 s178: 9,000 rows in 382 s, the floor 2.7 s).
- */
-export function countOverrun(count: CountState, sentAt: number, now: number): boolean {
-	return (
-		remainingIsFresh(count, now) &&
-		count.remaining! <= 0 &&
-		sentAt >= count.remainingAt &&
-		count.remainingResetAt !== undefined &&
-		sentAt < count.remainingResetAt - RESET_RESOLUTION_MS
-	);
-}
-
-/**
- * Whether a 429's `resetAt`, `now` + a minute or more away, is (within a reset's rounding) the reset of a
- * count the registry overran: a quota's (an hour's, a day's) that the registry let us past, which says
- * nothing of this refusal. A nearer one (a window's seconds told by the same fields) is believed.
- */
-export const overrunReset = (count: CountState, resetAt: number, now: number): boolean =>
-	count.overrun &&
-	count.overrunResetAt !== undefined &&
-	resetAt - now >= OVERRUN_RESET_DOUBTED_MS &&
-	Math.abs(resetAt - count.overrunResetAt) <= RESET_RESOLUTION_MS;
-
 /** A told count: the budget now, and (over a window of counts) how fast it refills. */
 export function recordRemaining(
 	count: CountState,
-	told: {
-		now: number;
-		sentAt: number;
-		remaining: number;
-		resetAt?: number;
-		answered: number;
-		inFlight: number;
-	},
+	told: { now: number; sentAt: number; remaining: number; answered: number; inFlight: number },
 ): void {
 	const { now, sentAt, remaining, answered } = told;
 	// Answers overtake each other: a count from a request that left before the one that told the current
@@ -168,7 +115,6 @@ export function recordRemaining(
 	count.remaining = remaining;
 	count.remainingAt = now;
 	count.remainingSentAt = sentAt;
-	count.remainingResetAt = told.resetAt;
 	// Requests still in flight were sent before this answer and will spend from this budget.
 	count.startedSinceRemaining = told.inFlight;
 	count.samples = trim(

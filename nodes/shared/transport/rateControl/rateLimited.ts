@@ -18,7 +18,7 @@ import {
 	WAVE_CEILING_BELOW,
 	WAVE_DECREASE,
 } from './constants';
-import { budgetLeft, countRefused, overrunReset, remainingIsFresh } from './count';
+import { budgetLeft, countRefused, remainingIsFresh } from './count';
 import { firstPauseEnd } from './firstAsk';
 import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave } from './pace';
@@ -52,9 +52,6 @@ export function rateLimited(
 	phase: number,
 ): void {
 	if (state.window) return;
-	// Refused at the count's 0 in a storm (waves in a row, nothing admitted between them): whatever it let
-	// past before (a count one behind, a lagging counter), the registry enforces it now (count.ts).
-	if (state.stormLevel > 0 && report.remaining === 0) state.count.overrun = false;
 	countRefused(state.count, now, report.remaining);
 	if (
 		budgetLeft(state.count, now) !== undefined &&
@@ -199,9 +196,6 @@ function budgetToldSpent(
 	)
 		return;
 	const resetAt = report.sentAt + report.resetMs;
-	// The reset of a count the registry admitted requests beyond (count.ts countOverrun), told again: that
-	// count says nothing of this refusal (an hourly quota's 0 on a per-second limit's 429).
-	if (overrunReset(state.count, resetAt, now)) return;
 	if (resetAt <= state.pausedUntil) return;
 	state.quotaSpentUntil = Math.max(state.quotaSpentUntil, resetAt);
 	pause(state, now, actions, resetAt, 'quotaSpent');
