@@ -30,6 +30,8 @@ export interface Scenario {
 	 * on the controller alone).
 	 */
 	clientCpuMs?: { send: number; answer: number };
+	/** The node's Max Rate-Limit Wait where a user raised it (guards.ts); undefined: its default. */
+	maxRateLimitWaitMs?: number;
 }
 
 type Pick = <T>(choices: readonly T[]) => T;

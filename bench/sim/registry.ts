@@ -43,7 +43,19 @@ export interface RegistrySpec {
 	 * A long quota told on every answer (X-RateLimit-*: e.g. 5,000 an hour) on top of a short limit that
 	 * refuses with Retry-After alone: the headers describe the quota, not the limit that refuses.
 	 */
-	longQuota?: { limit: number; windowMs: number };
+	longQuota?: {
+		limit: number;
+		windowMs: number;
+		/**
+		 * The registry enforces it too (the catalogue's quota is only told): it refuses once `limit + behind`
+		 * were admitted in its window, its count `behind` admissions late (0 told while `behind` more still
+		 * pass, as a lagging counter does), its 429 with the quota's headers and Retry-After `retryAfterS`
+		 * where given. The registries that broke rules judged on the catalogue alone (guards.ts).
+		 */
+		enforced?: { behind: number; retryAfterS?: number };
+	};
+	/** Refuses every request with a 429 and no rate-limit headers (Retry-After as `retryAfter` says, of a second). */
+	refusesAll?: boolean;
 	latencyMs: number;
 	/** Each answer takes latency plus up to this. */
 	jitterMs: number;
@@ -126,20 +138,20 @@ export class SimulatedRegistry {
 				? { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }
 				: { kind: 'response', status: 503, headers: {}, body: {} };
 		}
+		if (spec.refusesAll) return this.refused({}, this.retryAfter(1));
+		const enforced = spec.longQuota?.enforced;
+		if (enforced && this.quotaSpent()) {
+			const wait: Record<string, string> =
+				enforced.retryAfterS === undefined ? {} : { 'retry-after': String(enforced.retryAfterS) };
+			return this.refused(this.quotaHeaders(true), wait);
+		}
 		this.applyDueChanges();
 		const decision = this.limiter.take('sim');
-		if (!decision.allowed) {
-			this.counters.rateLimited += 1;
-			return {
-				kind: 'response',
-				status: 429,
-				headers: {
-					...this.limitHeaders(decision, true),
-					...this.retryAfter(decision.retryAfterSeconds),
-				},
-				body: {},
-			};
-		}
+		if (!decision.allowed)
+			return this.refused(
+				this.limitHeaders(decision, true),
+				this.retryAfter(decision.retryAfterSeconds),
+			);
 		this.counters.admitted += 1;
 		return {
 			kind: 'response',
@@ -147,6 +159,28 @@ export class SimulatedRegistry {
 			headers: this.limitHeaders(decision, false),
 			body: RECORD,
 		};
+	}
+
+	private refused(
+		limitHeaders: Record<string, string | string[]>,
+		retryAfter: Record<string, string>,
+	): RegistryAnswer {
+		this.counters.rateLimited += 1;
+		return { kind: 'response', status: 429, headers: { ...limitHeaders, ...retryAfter }, body: {} };
+	}
+
+	/** Whether an enforced long quota has admitted all it lets through in its window (a new window refills it). */
+	private quotaSpent(): boolean {
+		const quota = this.spec.longQuota!;
+		this.refillQuota();
+		return this.quotaUsed >= quota.limit + (quota.enforced?.behind ?? 0);
+	}
+
+	private refillQuota(): void {
+		const now = this.clock.now();
+		if (now < this.quotaResetAt) return;
+		this.quotaUsed = 0;
+		this.quotaResetAt = now + this.spec.longQuota!.windowMs;
 	}
 
 	private applyDueChanges(): void {
@@ -227,15 +261,12 @@ export class SimulatedRegistry {
 	/** The long quota's headers, on every answer: its Remaining counts down, its Reset is far ahead. */
 	private quotaHeaders(refused: boolean): Record<string, string> {
 		const quota = this.spec.longQuota!;
-		const now = this.clock.now();
-		if (now >= this.quotaResetAt) {
-			this.quotaUsed = 0;
-			this.quotaResetAt = now + quota.windowMs;
-		}
+		this.refillQuota();
 		if (!refused) this.quotaUsed += 1;
+		const told = quota.limit - (quota.enforced?.behind ?? 0) - this.quotaUsed;
 		return {
 			'x-ratelimit-limit': String(quota.limit),
-			'x-ratelimit-remaining': String(Math.max(0, quota.limit - this.quotaUsed)),
+			'x-ratelimit-remaining': String(Math.max(0, told)),
 			'x-ratelimit-reset': String(Math.ceil(this.quotaResetAt / 1000)),
 		};
 	}

@@ -32,6 +32,11 @@ export interface ScenarioResult {
 	eligible: boolean;
 	/** Rows that got an outcome other than "cancelled" (each row gets exactly one). */
 	rowsAnswered: number;
+	/** Rows that failed with 429, whether or not the limit let them finish (failedByLimit counts only those it did). */
+	rowsRateLimited: number;
+	/** Requests the registry counted, and its 429s. */
+	requests: number;
+	refused: number;
 }
 
 /**
@@ -67,6 +72,7 @@ export async function runScenario(
 	const registry = new SimulatedRegistry(clock, scenario.registry, random);
 	const startedAt = clock.now();
 	const sheets = [];
+	const maxRateLimitWaitMs = scenario.maxRateLimitWaitMs ?? NODE_DEFAULTS.maxRateLimitWaitMs;
 	const perProcess = Array.from({ length: scenario.processes }, () => ({ sent: 0, refused: 0 }));
 	for (let process = 0; process < scenario.processes; process++) {
 		// Each process's controller draws its chance from a stream of its own (a worker's Math.random):
@@ -100,6 +106,7 @@ export async function runScenario(
 						process: `p${process}`,
 						execution,
 						tokenWasStored: !scenario.noToken,
+						settings: { maxRateLimitWaitMs },
 						random,
 					},
 				),
@@ -111,8 +118,7 @@ export async function runScenario(
 	const results = await clock.run(all);
 	const ms = clock.now() - startedAt;
 	const floor = floorMs(scenario, startedAt, NODE_DEFAULTS.maxConcurrency);
-	const eligible =
-		floor !== undefined && floor <= WAITABLE_SHARE * NODE_DEFAULTS.maxRateLimitWaitMs;
+	const eligible = floor !== undefined && floor <= WAITABLE_SHARE * maxRateLimitWaitMs;
 	const rows = results.flatMap((result) => result.rows);
 	const rateLimited = rows.filter((row) => row === 'rate-limited').length;
 	return {
@@ -126,6 +132,9 @@ export async function runScenario(
 		otherFailed: rows.filter((row) => row !== 'record').length - (eligible ? rateLimited : 0),
 		eligible,
 		rowsAnswered: rows.filter((row) => row !== 'cancelled' && row !== undefined).length,
+		rowsRateLimited: rateLimited,
+		requests: registry.counters.requests,
+		refused: registry.counters.rateLimited,
 	};
 }
 

@@ -7,9 +7,11 @@ import { waitFor } from '../../lib/realN8n';
 import { startN8nProcesses, stopN8nProcesses, type Cluster } from '../cluster';
 import {
 	describeEvents,
+	eventsIn,
 	eventsSince,
 	executionsOf,
 	finished,
+	runDataOf,
 	staticDataOf,
 	type Item,
 } from '../executions';
@@ -41,6 +43,24 @@ export async function scenarioWatchersRestart(cluster: Cluster, sandbox: Sandbox
 	const trigger = async () =>
 		await eventsSince(cluster, 'queuePoll', 'Company Registry Trigger', 0);
 	const schedule = async () => await eventsSince(cluster, 'queueSchedule', 'Watch for Changes', 0);
+	// Which runs reported the company's events, where and when: a repeated event is told by its runs.
+	const reporters = async () => {
+		const lines: string[] = [];
+		for (const [workflowId, nodeName] of [
+			['queuePoll', 'Company Registry Trigger'],
+			['queueSchedule', 'Watch for Changes'],
+		]) {
+			for (const execution of await executionsOf(cluster.pg, workflowId)) {
+				if (!finished(execution)) continue;
+				const events = eventsIn(await runDataOf(cluster.pg, execution.id), nodeName);
+				if (count(events, 'turnedInactive') + count(events, 'turnedActive') === 0) continue;
+				lines.push(
+					`${workflowId} execution ${execution.id} (${cluster.ranOn.get(execution.id)?.join(', ') ?? 'main'}, ${execution.startedAt.toFixed(2)}-${execution.stoppedAt.toFixed(2)}): ${describeEvents(events)}`,
+				);
+			}
+		}
+		return lines.join('; ');
+	};
 
 	await waitFor(
 		'the activation poll and a scheduled run',
@@ -117,6 +137,14 @@ export async function scenarioWatchersRestart(cluster: Cluster, sandbox: Sandbox
 		),
 		`no other event (${describeEvents([...triggerEvents, ...scheduleEvents])})`,
 	);
+	log(`FIGURES scenario 6: the runs that reported an event: ${await reporters()}`);
+	if (count(scheduleEvents, 'turnedInactive') !== 1) {
+		const spans = (await executionsOf(cluster.pg, 'queueSchedule')).map(
+			(execution) =>
+				`${execution.id} ${cluster.ranOn.get(execution.id)?.join('+') ?? 'main'} ${execution.startedAt.toFixed(2)}-${execution.stoppedAt.toFixed(2)} ${execution.status}`,
+		);
+		log(`FIGURES scenario 6: every scheduled run: ${spans.join('; ')}`);
+	}
 	log(
 		`FIGURES scenario 6: turnedActive from the trigger within ${((Date.now() - reactivatedAt) / 1000 - 25).toFixed(0)} s of the change; polls seen ${polls()}; scheduled runs seen ${scheduled()}`,
 	);

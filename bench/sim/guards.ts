@@ -1,0 +1,158 @@
+import type { Scenario } from './catalogue';
+import type { RegistrySpec } from './registry';
+import type { ScenarioResult } from './simulate';
+
+/**
+ * bench:sim --guards: registries the seeded catalogue does not draw, each of which broke a rule that passed
+ * all of the catalogue (session 49's red-team reviews): a quota the registry enforces whose count lags,
+ * a registry that refuses everything, a Max Rate-Limit Wait a user raised. Their sheets cannot all finish
+ * near a floor, so each is judged on what an n8n user expects of it instead: the rows the limit lets
+ * through answered, the others failed soon, and the registry not hammered meanwhile.
+ */
+export interface Guard {
+	scenario: Scenario;
+	/** What the user expects, in a few words (printed on the guard's line). */
+	expected: string;
+	/** The expectations this run broke, each said in a few words (none: it holds). */
+	broken(result: ScenarioResult): string[];
+}
+
+/** Generous enough never to refuse: the guard's own limit is the only one. */
+const UNLIMITED = { family: 'token-bucket', ratePerSecond: 10_000, burst: 10_000 } as const;
+
+const registry = (spec: Partial<RegistrySpec>): RegistrySpec => ({
+	limiter: UNLIMITED,
+	headers: 'x-ratelimit',
+	headersOn: 'always',
+	resetAs: 'unix',
+	retryAfter: 'none',
+	nonsense: 'none',
+	latencyMs: 40,
+	jitterMs: 10,
+	faultShare: 0,
+	...spec,
+});
+
+const scenario = (
+	name: string,
+	spec: Partial<RegistrySpec>,
+	sheet: Partial<Omit<Scenario, 'name' | 'registry'>> = {},
+): Scenario => ({
+	name,
+	registry: registry(spec),
+	processes: 1,
+	executions: 1,
+	rows: 400,
+	noToken: false,
+	spentQuota: false,
+	...sheet,
+});
+
+/** Each failed expectation, said: `checks` pairs a holding condition with what it says when it does not. */
+const failing = (...checks: Array<[boolean, string]>) =>
+	checks.filter(([holds]) => !holds).map(([, said]) => said);
+
+const HOUR = 3_600_000;
+
+/**
+ * An hourly quota of 200, enforced, its count one behind (201 admitted, the last two at 0 told), over 400
+ * rows: 199 rows fail within seconds of the quota's 0 (or of its Retry-After), with few 429s. A rule that
+ * read an admission at 0 as a count to ignore sent 3,479 429s here, or hung 31 minutes on Retry-After: 60.
+ */
+function lagging(retryAfterS: number | undefined, processes = 1): Guard {
+	const rows = 400 / processes;
+	const waitMs = (retryAfterS ?? 0) * 1000;
+	return {
+		scenario: scenario(
+			`enforced-hourly-200-lagging${retryAfterS === undefined ? '' : `-retry-after-${retryAfterS}`}${processes > 1 ? `-${processes}p` : ''}`,
+			{
+				longQuota: { limit: 200, windowMs: HOUR, enforced: { behind: 1, retryAfterS } },
+				...(retryAfterS === undefined ? {} : { retryAfter: 'seconds' }),
+			},
+			{ processes, rows },
+		),
+		expected: `201 answered, 199 fail by the limit within ${(waitMs + 5_000) / 1000} s, under 60 429s`,
+		broken: (result) =>
+			failing(
+				[result.rowsRateLimited === 199, `${result.rowsRateLimited} rows failed by the limit`],
+				[result.rowsAnswered === 400, `${result.rowsAnswered} rows answered of 400`],
+				[result.refused < 60, `${result.refused} 429s`],
+				[result.ms < waitMs + 5_000, `${(result.ms / 1000).toFixed(1)} s`],
+			),
+	};
+}
+
+export function guardScenarios(): Guard[] {
+	return [
+		lagging(undefined),
+		lagging(1),
+		lagging(5),
+		lagging(60),
+		lagging(undefined, 2),
+		lagging(1, 2),
+		{
+			// A quota of 100 every 5 minutes, enforced and lagging, with Max Rate-Limit Wait raised to 10
+			// minutes: the rows past it wait for the next 5 minutes and are answered. A rule that failed the
+			// overrun count failed 49 rows here.
+			scenario: scenario(
+				'enforced-5min-100-wait-10min',
+				{ longQuota: { limit: 100, windowMs: 300_000, enforced: { behind: 1 } } },
+				{ rows: 150, maxRateLimitWaitMs: 600_000 },
+			),
+			expected: 'all 150 answered, under 60 429s, within 6 minutes',
+			broken: (result) =>
+				failing(
+					[result.rowsRateLimited === 0, `${result.rowsRateLimited} rows failed by the limit`],
+					[result.rowsAnswered === 150, `${result.rowsAnswered} rows answered of 150`],
+					[result.refused < 60, `${result.refused} 429s`],
+					[result.ms < 360_000, `${(result.ms / 1000).toFixed(1)} s`],
+				),
+		},
+		{
+			// A window of 20 every 2 minutes that tells nothing (no headers, no Retry-After), with Max
+			// Rate-Limit Wait raised to 10 minutes: 60 rows are three windows, and none fails. A cap of 4 s on
+			// a refused row's own wait (20 tries in about a minute) failed 2 here.
+			scenario: scenario(
+				'bare-2min-window-wait-10min',
+				{
+					limiter: {
+						family: 'fixed-window',
+						ratePerSecond: 1,
+						burst: 20,
+						limit: 20,
+						windowMs: 120_000,
+					},
+					headers: 'none',
+				},
+				{ rows: 60, maxRateLimitWaitMs: 600_000 },
+			),
+			expected: 'all 60 answered within 1.3x the floor',
+			broken: (result) =>
+				failing(
+					[result.rowsRateLimited === 0, `${result.rowsRateLimited} rows failed by the limit`],
+					[result.rowsAnswered === 60, `${result.rowsAnswered} rows answered of 60`],
+					[
+						result.vsFloor !== undefined && result.vsFloor < 1.3,
+						`${result.vsFloor?.toFixed(2)}x the floor`,
+					],
+				),
+		},
+		...([undefined, 1] as const).map(
+			(retryAfterS): Guard => ({
+				// A registry that refuses every request (a plan revoked, a quota that tells nothing): every row
+				// fails. The code of session 48 took 12 minutes for 100 rows; first-deadline-first order took 81.
+				scenario: scenario(
+					`refuses-everything${retryAfterS === undefined ? '' : '-retry-after-1'}`,
+					{ refusesAll: true, headers: 'none', retryAfter: retryAfterS ? 'seconds' : 'none' },
+					{ rows: 100 },
+				),
+				expected: 'every row fails by the limit within 15 minutes',
+				broken: (result) =>
+					failing(
+						[result.rowsRateLimited === 100, `${result.rowsRateLimited} rows failed by the limit`],
+						[result.ms < 15 * 60_000, `${(result.ms / 60_000).toFixed(1)} min`],
+					),
+			}),
+		),
+	];
+}
