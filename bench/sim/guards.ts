@@ -55,26 +55,30 @@ const failing = (...checks: Array<[boolean, string]>) =>
 const HOUR = 3_600_000;
 
 /**
- * An hourly quota of 200, enforced, its count one behind (201 admitted, the last two at 0 told), over 400
- * rows: 199 rows fail within seconds of the quota's 0 (or of its Retry-After), with few 429s. A rule that
+ * An hourly quota of 200, enforced, its count `behind` (one: 201 admitted, the last two at 0 told), over
+ * 400 rows: the rest fail within seconds of the quota's 0 (or of its Retry-After), with few 429s. A rule that
  * read an admission at 0 as a count to ignore sent 3,479 429s here, or hung 31 minutes on Retry-After: 60.
  */
-function lagging(retryAfterS: number | undefined, processes = 1): Guard {
+function lagging(retryAfterS: number | undefined, processes = 1, behind = 1): Guard {
 	const rows = 400 / processes;
 	const waitMs = (retryAfterS ?? 0) * 1000;
+	const admitted = 200 + behind;
 	return {
 		scenario: scenario(
-			`enforced-hourly-200-lagging${retryAfterS === undefined ? '' : `-retry-after-${retryAfterS}`}${processes > 1 ? `-${processes}p` : ''}`,
+			`enforced-hourly-200-lagging${behind > 1 ? `-${behind}` : ''}${retryAfterS === undefined ? '' : `-retry-after-${retryAfterS}`}${processes > 1 ? `-${processes}p` : ''}`,
 			{
-				longQuota: { limit: 200, windowMs: HOUR, enforced: { behind: 1, retryAfterS } },
+				longQuota: { limit: 200, windowMs: HOUR, enforced: { behind, retryAfterS } },
 				...(retryAfterS === undefined ? {} : { retryAfter: 'seconds' }),
 			},
 			{ processes, rows },
 		),
-		expected: `201 answered, 199 fail by the limit within ${(waitMs + 5_000) / 1000} s, under 60 429s`,
+		expected: `${admitted} answered, ${400 - admitted} fail by the limit within ${(waitMs + 5_000) / 1000} s, under 60 429s`,
 		broken: (result) =>
 			failing(
-				[result.rowsRateLimited === 199, `${result.rowsRateLimited} rows failed by the limit`],
+				[
+					result.rowsRateLimited === 400 - admitted,
+					`${result.rowsRateLimited} rows failed by the limit`,
+				],
 				[result.rowsAnswered === 400, `${result.rowsAnswered} rows answered of 400`],
 				[result.refused < 60, `${result.refused} 429s`],
 				[result.ms < waitMs + 5_000, `${(result.ms / 1000).toFixed(1)} s`],
@@ -90,6 +94,10 @@ export function guardScenarios(): Guard[] {
 		lagging(60),
 		lagging(undefined, 2),
 		lagging(1, 2),
+		// A count four behind: the most a count may lag before the controller takes it for one the registry
+		// does not enforce (OVERRUN_ADMISSIONS).
+		lagging(undefined, 1, 4),
+		lagging(1, 1, 4),
 		{
 			// A quota of 100 every 5 minutes, enforced and lagging, with Max Rate-Limit Wait raised to 10
 			// minutes: the rows past it wait for the next 5 minutes and are answered. A rule that failed the

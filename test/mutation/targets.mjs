@@ -202,6 +202,11 @@ export const TARGETS = {
 		// othersSpend at its edges and the pace it marks shared, at unit speed (workersQuotaCount runs three
 		// workers on the sim: seconds a mutant).
 		'test/unit/transport/rateControl/othersSpend.test.ts',
+		// A count the registry admits requests past, at its edges; its stories and the guards on the sim
+		// (a second each).
+		'test/unit/transport/rateControl/countAdmitted.test.ts',
+		'test/unit/transport/rateControl/countOverrun.test.ts',
+		'test/unit/transport/rateControl/guards.test.ts',
 	],
 	'nodes/shared/transport/rateControl/window.ts': WINDOW_TESTS,
 	'nodes/shared/transport/rateControl/windowState.ts': WINDOW_TESTS,

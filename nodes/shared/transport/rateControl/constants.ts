@@ -180,6 +180,22 @@ export const TURN_BRACKETS = 2;
  * we sent. Narrower, a pause ends at its late edge: at most a hundredth of a one-second window lost.
  */
 export const TURN_NARROW_MS = 10;
+/**
+ * A count the registry admitted requests beyond (count.ts countAdmitted), on a 429 with 0 left and its
+ * same reset this far away or further, is not believed: a quota's reset (an hour's, a day's) the registry
+ * let us past; paused until it, every row failed at once (bench:sim seed 5 s62: 270 rows). A window's
+ * reset of seconds told by the same fields is (seed 5 s207: 0.1% -> 2.6% 429s when doubted at 10 s).
+ */
+export const OVERRUN_RESET_DOUBTED_MS = 60_000;
+/**
+ * Admissions past a count's 0 (count.ts countAdmitted) that a counter lagging behind its own admissions
+ * lets through before it refuses; beyond them the registry is not enforcing that count. A handful: a
+ * quota enforced with a count one behind admits two past its 0, four behind five (bench:sim --guards);
+ * one the registry does not enforce goes on admitting at the pace it is sent (seed 4 s178: 9,000 rows).
+ * Each admission waited for before is paced as the count's refill (about 0.05x the floor each in
+ * countOverrun.test's two workers: 1.15 at one, 1.35 at five, 1.55 at ten).
+ */
+export const OVERRUN_ADMISSIONS = 5;
 /** A window's refusal that tells no reset nor Retry-After: a second, the usual unit of a limit. */
 export const WINDOW_FALLBACK_RESET_MS = 1_000;
 /** The early-reset hold doubles at most this many times (25 ms to 1.6 s). */

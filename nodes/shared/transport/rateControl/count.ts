@@ -1,11 +1,14 @@
 import {
 	LOWER_BOUND_GROWTH_PER_SECOND,
+	OVERRUN_ADMISSIONS,
+	OVERRUN_RESET_DOUBTED_MS,
 	QUOTA_LEFT_AT_429,
 	REFILL_SPAN_MIN_MS,
 	REFILL_WINDOW_MS,
 	REMAINING_TTL_MS,
 	SHARED_COUNT_QUIET_MS,
 } from './constants';
+import { RESET_RESOLUTION_MS } from './headers/reading';
 import { append, emptyLog, logSize, newest, oldest, trim, type Log } from './log';
 
 /**
@@ -13,7 +16,9 @@ import { append, emptyLog, logSize, newest, oldest, trim, type Log } from './log
  * fast it refills, and what the registry's behaviour says of it. It is taken for the budget the registry
  * enforces until the registry shows otherwise. A count that never rose above 1 tells nothing (see
  * budgetLeft). A 429 while it said plenty was left makes it a longer quota's (5,000 an hour), whose reset
- * says when that quota refills, not how long this 429 lasts: the 429s teach the limit that refuses.
+ * says when that quota refills, not how long this 429 lasts: the 429s teach the limit that refuses. So
+ * do admissions of requests sent after it said none was left, past what a lagging count lets through
+ * (countAdmitted).
  * Plain data, edited only on a transition's copy.
  */
 export interface CountState {
@@ -21,6 +26,8 @@ export interface CountState {
 	remainingAt: number;
 	/** When the request whose answer told `remaining` left. */
 	remainingSentAt: number;
+	/** When that same answer said the budget is back (its reset), where it said. */
+	remainingResetAt: number | undefined;
 	/** Requests started since `remaining` was told (those in flight then included). */
 	startedSinceRemaining: number;
 	refillIntervalMs: number;
@@ -36,6 +43,14 @@ export interface CountState {
 	peak: number;
 	isQuota: boolean;
 	/**
+	 * The reset the count told when the registry went on admitting requests past its 0 (countAdmitted): the
+	 * count is no budget the registry enforces, whatever a 429 later says of it. Undefined: not overrun.
+	 */
+	overrunResetAt: number | undefined;
+	/** Admissions of requests sent after the count said 0, for the reset it told then (countAdmitted). */
+	admittedPastZero: number;
+	pastZeroResetAt: number | undefined;
+	/**
 	 * When a refusal last came while the count still left this controller a request beyond the refused
 	 * one: others spend from it too (queue-mode workers sharing a client id, each its own controller).
 	 */
@@ -46,12 +61,16 @@ export const noCount = (): CountState => ({
 	remaining: undefined,
 	remainingAt: 0,
 	remainingSentAt: 0,
+	remainingResetAt: undefined,
 	startedSinceRemaining: 0,
 	refillIntervalMs: 0,
 	probeIntervalMs: undefined,
 	samples: emptyLog(),
 	peak: 0,
 	isQuota: false,
+	overrunResetAt: undefined,
+	admittedPastZero: 0,
+	pastZeroResetAt: undefined,
 	sharedAt: Number.NEGATIVE_INFINITY,
 });
 
@@ -93,16 +112,70 @@ export function countRefused(count: CountState, now: number, remaining: number |
 		: undefined;
 	const left = remaining ?? reckoned;
 	if (left !== undefined && left >= QUOTA_LEFT_AT_429) count.isQuota = true;
-	else if (left !== undefined && left <= 0) count.isQuota = false;
+	// Refused at the end of it, the count is the limit again; not one the registry overran.
+	else if (left !== undefined && left <= 0 && count.overrunResetAt === undefined)
+		count.isQuota = false;
 	// Refused with a request of ours still left after this one, and the limit it tells (not a longer
 	// quota's): somebody else spent it.
 	if (!count.isQuota && reckoned !== undefined && reckoned >= 1) count.sharedAt = now;
 }
 
+/**
+ * An admission of a request sent after the count said none was left, more than a reset's rounding before
+ * the reset then told: counted, and past OVERRUN_ADMISSIONS of them (more than a counter that lags lets
+ * through before it refuses) the count is not the budget that refuses, whatever it is (a longer quota's,
+ * another credential's, a soft quota the registry lets callers exceed), and is read no more as one (a
+ * quota's, like one that a 429 came with plenty left of; overrun for good). Paced by it, each admission
+ * with 0 left was read as the refill, and two workers on an hourly count of 5,000 that went on admitting
+ * sent ever fewer, never refused (bench:sim seed 4 s178: 9,000 rows in 382 s, the floor 2.7 s). One or two
+ * past it are a count one behind, whose 429s at 0 are the quota's: taken for an overrun, they were ignored
+ * and the spent quota hammered (bench:sim --guards).
+ */
+export function countAdmitted(count: CountState, sentAt: number, now: number): void {
+	if (
+		!remainingIsFresh(count, now) ||
+		count.remaining! > 0 ||
+		sentAt < count.remainingAt ||
+		count.remainingResetAt === undefined ||
+		sentAt >= count.remainingResetAt - RESET_RESOLUTION_MS
+	)
+		return;
+	// Another reset than the one counted (beyond a reset's rounding: a reset told in seconds from now moves
+	// with each answer by up to that): the count refilled, and may be overrun anew.
+	if (
+		count.pastZeroResetAt === undefined ||
+		Math.abs(count.remainingResetAt - count.pastZeroResetAt) > RESET_RESOLUTION_MS
+	) {
+		count.pastZeroResetAt = count.remainingResetAt;
+		count.admittedPastZero = 0;
+	}
+	count.admittedPastZero += 1;
+	if (count.admittedPastZero <= OVERRUN_ADMISSIONS) return;
+	count.isQuota = true;
+	count.overrunResetAt = count.remainingResetAt;
+}
+
+/**
+ * Whether a 429's `resetAt`, `now` + a minute or more away, is (within a reset's rounding) the reset of a
+ * count the registry overran: a quota's (an hour's, a day's) that the registry let us past, which says
+ * nothing of this refusal. A nearer one (a window's seconds told by the same fields) is believed.
+ */
+export const overrunReset = (count: CountState, resetAt: number, now: number): boolean =>
+	resetAt - now >= OVERRUN_RESET_DOUBTED_MS &&
+	// Not overrun (undefined): no reset is within any distance of it.
+	Math.abs(resetAt - (count.overrunResetAt ?? Number.NaN)) <= RESET_RESOLUTION_MS;
+
 /** A told count: the budget now, and (over a window of counts) how fast it refills. */
 export function recordRemaining(
 	count: CountState,
-	told: { now: number; sentAt: number; remaining: number; answered: number; inFlight: number },
+	told: {
+		now: number;
+		sentAt: number;
+		remaining: number;
+		resetAt?: number;
+		answered: number;
+		inFlight: number;
+	},
 ): void {
 	const { now, sentAt, remaining, answered } = told;
 	// Answers overtake each other: a count from a request that left before the one that told the current
@@ -115,6 +188,7 @@ export function recordRemaining(
 	count.remaining = remaining;
 	count.remainingAt = now;
 	count.remainingSentAt = sentAt;
+	count.remainingResetAt = told.resetAt;
 	// Requests still in flight were sent before this answer and will spend from this budget.
 	count.startedSinceRemaining = told.inFlight;
 	count.samples = trim(

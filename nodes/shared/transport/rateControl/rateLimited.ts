@@ -18,7 +18,7 @@ import {
 	WAVE_CEILING_BELOW,
 	WAVE_DECREASE,
 } from './constants';
-import { budgetLeft, countRefused, remainingIsFresh } from './count';
+import { budgetLeft, countRefused, overrunReset, remainingIsFresh } from './count';
 import { firstPauseEnd } from './firstAsk';
 import { countWhere } from './log';
 import { catchUpCredit, measureFirstWave } from './pace';
@@ -196,6 +196,9 @@ function budgetToldSpent(
 	)
 		return;
 	const resetAt = report.sentAt + report.resetMs;
+	// The reset of a count the registry admitted requests beyond (count.ts countAdmitted), told again: that
+	// count says nothing of this refusal (an hourly quota's 0 on a per-second limit's 429).
+	if (overrunReset(state.count, resetAt, now)) return;
 	if (resetAt <= state.pausedUntil) return;
 	state.quotaSpentUntil = Math.max(state.quotaSpentUntil, resetAt);
 	pause(state, now, actions, resetAt, 'quotaSpent');

@@ -7,7 +7,7 @@ import {
 	QUIET_SPELL_MS,
 	SHARED_QUIET_MS,
 } from './constants';
-import { othersSpend, recordRemaining } from './count';
+import { countAdmitted, othersSpend, recordRemaining } from './count';
 import { firstAskAnswered } from './firstAsk';
 import { append, countWhere, trim } from './log';
 import { catchUpCredit, climb, firstWaveAnswered, refreshCredit } from './pace';
@@ -144,11 +144,13 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 		({ at }) => now - at > ADMITTED_SPAN_MAX_MS,
 	);
 	state.latencyMs += (now - report.sentAt - state.latencyMs) * LATENCY_SMOOTHING;
+	if (succeeded) countAdmitted(state.count, report.sentAt, now);
 	if (report.remaining !== undefined)
 		recordRemaining(state.count, {
 			now,
 			sentAt: report.sentAt,
 			remaining: report.remaining,
+			resetAt: report.resetMs === undefined ? undefined : report.sentAt + report.resetMs,
 			answered: state.answered,
 			inFlight: state.inFlight,
 		});
