@@ -316,6 +316,28 @@ describe('Company Registry › Watch for Changes', () => {
 		const events = (items: INodeExecutionData[]) =>
 			items.map((item) => [item.json.event, (item.json.lookup as IDataObject).companyId]);
 
+		it('two overlapping runs, the later looking up after a change and finishing first: the change is reported once and never undone', async () => {
+			// test:queue scenario 6 on a loaded machine: five runs of a watch every 10 s started at once on a
+			// worker; one whose lookups were made before the change took the store after a later run had
+			// remembered it: it reported turnedActive (false), and the next run turnedInactive again. Here the
+			// first run has one more company, which the registry answers slowly.
+			const slow = { country: 'de', companyId: 'HRB12345' };
+			const gb = { country: 'gb', companyId: '04417982' };
+			await onWorker([gb, slow]);
+			sandbox.setFaults({ slowMs: 1_500 });
+			sandbox.setCompanyFault(slow, 'timeout');
+			const looked = sandbox.lookupLog.length;
+			const first = onWorker([gb, slow]);
+			while (!sandbox.lookupLog.slice(looked).some((path) => path.includes('/gb/04417982')))
+				await new Promise((resolve) => setTimeout(resolve, 10));
+			sandbox.changeCompany(gb, { status: 'Inactive' });
+			const second = onWorker([gb]);
+			const reported = [...events(await first), ...events(await second)];
+			sandbox.setCompanyFault(slow, undefined);
+			reported.push(...events(await onWorker([gb, slow])));
+			expect(reported).toEqual([['turnedInactive', '04417982']]);
+		});
+
 		it('a worker that starts without the saved static data (n8n 2.41.1) still reports each change exactly once', async () => {
 			expect(await onWorker()).toEqual([]);
 			expect(await onWorker()).toEqual([]);
@@ -434,10 +456,10 @@ describe('Company Registry › Watch for Changes', () => {
 		type StoreMethod = 'checkProcessedAndRecord' | 'clearAllProcessedItems';
 		const FAULTS: Array<[string, StoreMethod, number, number]> = [
 			// [what, method, calls that succeed first, calls that then fail (each call is tried twice)]
-			// The first record is the run's take of its turn over the store (storeTurns.ts).
-			// On a main process the step after the second record is the clear, then the write and its write-back
+			// The first two records are the run's take of its turn over the store and its check (storeTurns.ts).
+			// On a main process the step after the third record is the clear, then the write and its write-back
 			// both fail: the row is left empty (below).
-			['every record after the second (recall, step 2)', 'checkProcessedAndRecord', 2, Infinity],
+			['every record after the third (recall, step 2)', 'checkProcessedAndRecord', 3, Infinity],
 			// On a main process the static data answers what step 2 would ask: the clear follows step 1.
 			['the record right after the clear (remember)', 'checkProcessedAndRecord', -1, 2],
 			['the clear (remember)', 'clearAllProcessedItems', 0, 2],
@@ -446,7 +468,7 @@ describe('Company Registry › Watch for Changes', () => {
 			it.each(FAULTS)(
 				'a store failing at %s: no change lost where the row is left as it was, none false',
 				async (_what, method, succeedingFirst, failing) => {
-					const succeeding = succeedingFirst === -1 ? (onWorker ? 3 : 2) : succeedingFirst;
+					const succeeding = succeedingFirst === -1 ? (onWorker ? 4 : 3) : succeedingFirst;
 					await watch(engine, LIST, {}, { onWorker });
 					sandbox.changeCompany({ country: 'de', companyId: 'HRB12345' }, { status: 'Inactive' });
 					const store = engine.processedItems;
@@ -471,7 +493,7 @@ describe('Company Registry › Watch for Changes', () => {
 					// A main process that finds the row emptied since its static data was saved cannot tell
 					// whether a worker reported from it meanwhile: a new baseline, the change lost, none false
 					// (emptiedRow.test.ts). Every other fault leaves the row as the last run left it.
-					const emptied = !onWorker && succeedingFirst === 2;
+					const emptied = !onWorker && succeedingFirst === 3;
 					expect(events((await watch(engine, LIST, {}, { onWorker })).changes)).toEqual(
 						emptied ? [] : [['turnedInactive', 'HRB12345']],
 					);

@@ -91,48 +91,54 @@ export async function execute(
 	const options = sharedOptions<WatchOptions>(this);
 	// Before any lookup: a state the node cannot use fails the run (the router gives each row its error).
 	const state = nodeStaticData(this);
-	const rows = await lookUpRows(this, inputRows(this), options, { stopAtFirstFailure: false });
-	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
-	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
-	// A run where nothing could be checked is a broken credential, registry or list. One bad row is not:
-	// it leaves as a checkFailed item of kind 'input', below.
-	if (!continueOnFail && looked.length === 0 && failures.length > 0) throw failures[0].error;
-
-	const now = new Date(clock.now());
-	const { memory, notebook, turn } = watchMemory(this, state, options, now, clock);
-	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
-	// Read before the memory is written: the day of each failing company's last successful check. A
-	// company listed twice counts once, as its changes do: one checkFailed item, on its first row.
-	const failingIds = new Set<string>();
-	const failedChecks = failures.flatMap((row) => {
-		if (!row.key) return [];
-		const id = watchKey(row.key);
-		if (failingIds.has(id)) return [];
-		failingIds.add(id);
-		const lastCheckedDay = notebook.saved(id)?.d;
-		return [{ key: row.key, itemIndex: row.itemIndex, row, since: now, lastCheckedDay }];
-	});
-	const items = new Map<number, INodeExecutionData>();
+	const { memory, notebook, turn } = watchMemory(
+		this,
+		state,
+		options,
+		new Date(clock.now()),
+		clock,
+	);
+	const signal = executionCancelSignal(this);
+	// Overlapping runs of the node hold the store in turn from before their lookups to their write, so a run
+	// compares lookups newer than the memory it reads. Taken after them, a run that waited compared lookups
+	// older than a later run's memory: a change undone, then reported again (test:queue scenario 6: five
+	// runs at once on a worker, one reporting turnedActive from lookups made before the change).
+	let memoryError = await turn.hold(signal).then(
+		() => undefined,
+		(error: unknown) => error ?? new Error('The turn over the store failed'),
+	);
+	// A run n8n stopped (its timeout, a user's stop) gives up waiting for its turn: nothing looked up, nothing remembered.
+	if (memoryError !== undefined && signal?.aborted) throw memoryFailure(this, memoryError);
+	let checked: CheckedRows;
 	let found: FoundChange[] | undefined;
 	try {
-		found = withEarlierTries(
-			this.getInputData(),
-			await turn.during(
-				async () =>
-					await detectChanges(memory, looked, unchecked, {
-						now,
+		checked = await checkRows(this, options, notebook, clock);
+		// A run where nothing could be checked is a broken credential, registry or list: it fails below, its
+		// memory untouched. One bad row is not: it leaves as a checkFailed item of kind 'input'.
+		const nothingChecked = checked.looked.length === 0 && checked.failures.length > 0;
+		if (memoryError === undefined && !(nothingChecked && !continueOnFail)) {
+			try {
+				found = withEarlierTries(
+					this.getInputData(),
+					await detectChanges(memory, checked.looked, checked.unchecked, {
+						now: checked.now,
 						reportFirstSightings: options.reportFirstSightings === true,
 					}),
-				// A run n8n stopped (its timeout, a user's stop) gives up waiting for its turn: nothing remembered.
-				executionCancelSignal(this),
-			),
-		);
-	} catch (error) {
+				);
+			} catch (error) {
+				memoryError = error;
+			}
+		}
+	} finally {
+		await turn.release();
+	}
+	const { looked, failures, failedChecks, now } = checked;
+	if (!continueOnFail && looked.length === 0 && failures.length > 0) throw failures[0].error;
+	const items = new Map<number, INodeExecutionData>();
+	if (memoryError !== undefined) {
 		// Without its memory the watch cannot tell a change: every looked-up company fails, none is a change,
 		// and the memory stays as the last run left it (the static data changes only once the store has answered).
-		const message = "The watch's memory in n8n's database could not be read or saved";
-		const description = `${messageOf(error)}. Nothing was remembered: the next run compares with the last one that was.`;
-		if (!continueOnFail) throw new NodeOperationError(this.getNode(), message, { description });
+		if (!continueOnFail) throw memoryFailure(this, memoryError);
 		for (const { itemIndex, key } of looked) {
 			items.set(
 				itemIndex,
@@ -140,7 +146,7 @@ export async function execute(
 					kind: 'failed',
 					itemIndex,
 					key,
-					error: new NodeOperationError(this.getNode(), message, { itemIndex, description }),
+					error: memoryFailure(this, memoryError, itemIndex),
 				}),
 			);
 		}
@@ -177,7 +183,50 @@ export async function execute(
 	return [[...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item)];
 }
 
+type CheckedRows = Awaited<ReturnType<typeof checkRows>>;
+
+/**
+ * Looks every row up, and reads, before the memory is written, the day of each failing company's last
+ * successful check.
+ */
+async function checkRows(
+	context: IExecuteFunctions,
+	options: WatchOptions,
+	notebook: StaticDataMemory,
+	clock: Clock,
+) {
+	const rows = await lookUpRows(context, inputRows(context), options, {
+		stopAtFirstFailure: false,
+	});
+	const looked = rows.flatMap((row) => (row.kind === 'record' ? [row] : []));
+	const failures = rows.flatMap((row) => (row.kind === 'failed' ? [row] : []));
+	const now = new Date(clock.now());
+	const unchecked = failures.flatMap((row) => (row.key ? [row.key] : []));
+	// A company listed twice counts once, as its changes do: one checkFailed item, on its first row.
+	const failingIds = new Set<string>();
+	const failedChecks = failures.flatMap((row) => {
+		if (!row.key) return [];
+		const id = watchKey(row.key);
+		if (failingIds.has(id)) return [];
+		failingIds.add(id);
+		const lastCheckedDay = notebook.saved(id)?.d;
+		return [{ key: row.key, itemIndex: row.itemIndex, row, since: now, lastCheckedDay }];
+	});
+	return { looked, failures, failedChecks, unchecked, now };
+}
+
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The run's (or a row's) error where the watch's memory could not be used. */
+const memoryFailure = (context: IExecuteFunctions, error: unknown, itemIndex?: number) =>
+	new NodeOperationError(
+		context.getNode(),
+		"The watch's memory in n8n's database could not be read or saved",
+		{
+			itemIndex,
+			description: `${messageOf(error)}. Nothing was remembered: the next run compares with the last one that was.`,
+		},
+	);
 
 /**
  * The watch's memory: n8n's processed-items store for production runs (with the static data, where n8n
@@ -194,8 +243,8 @@ function watchMemory(
 ): {
 	memory: WatchMemory;
 	notebook: StaticDataMemory;
-	/** Runs the change detection in this run's turn over the store (none to take without the store). */
-	turn: Pick<StoreTurn, 'during'>;
+	/** This run's turn over the store, held from before its lookups (none to take without the store). */
+	turn: Pick<StoreTurn, 'hold' | 'release'>;
 } {
 	const days = Number(options.forgetAfterDays) || 0;
 	const today = dayNumber(now);
@@ -211,7 +260,7 @@ function watchMemory(
 	return {
 		memory: store ? new ProcessedItemsMemory(turn ?? store, staticData) : staticData,
 		notebook: staticData,
-		turn: turn ?? { during: async (work) => await work() },
+		turn: turn ?? { hold: async () => undefined, release: async () => undefined },
 	};
 }
 
