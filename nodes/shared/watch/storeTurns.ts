@@ -151,16 +151,10 @@ export class StoreTurn implements ProcessedItemsStore {
 		while (await this.clock.sleep(LEASE_RENEW_MS, stop)) {
 			if (!this.holding) return;
 			if (this.clock.now() - this.calledAt < LEASE_RENEW_MS) continue;
-			await this.inTurn(async () => {
-				if (!this.holding) return;
-				const lease = leaseEntry(this.slot());
-				const output = await this.store.checkProcessedAndRecord(
-					[lease],
-					'node',
-					this.leaseOptions(),
-				);
-				if (output.new.length > 0) this.owned.add(lease);
-				this.calledAt = this.clock.now();
+			// A holder's call carries the current slot's entry: one with nothing else is the renewal.
+			await this.checkProcessedAndRecord([], 'node', {
+				mode: 'entries',
+				maxEntries: this.maxEntries,
 			}).catch(() => undefined);
 		}
 	}
