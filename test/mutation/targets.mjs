@@ -113,6 +113,7 @@ export const TARGETS = {
 	// Runs taking turns over the store: its stories on virtual time, and the red team that runs them.
 	'nodes/shared/watch/storeTurns.ts': [
 		'test/unit/watch/storeTurns.test.ts',
+		'test/unit/watch/storeTurns.edges.test.ts',
 		'test/unit/watch/storeTurns.redteam.test.ts',
 		'test/unit/watch/overlap.redteam.test.ts',
 	],
