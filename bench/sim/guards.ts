@@ -147,20 +147,61 @@ export function guardScenarios(): Guard[] {
 		},
 		...([undefined, 1] as const).map(
 			(retryAfterS): Guard => ({
-				// A registry that refuses every request (a plan revoked, a quota that tells nothing): every row
-				// fails. The code of session 48 took 12 minutes for 100 rows; first-deadline-first order took 81.
+				// A registry that refuses every request (a plan revoked, a daily quota spent that tells nothing):
+				// every row fails once none was admitted for the Max Rate-Limit Wait (refusalStreak.ts). Each row
+				// waiting its own turn and its own wait took 12 minutes for 100 rows; first-deadline-first, 81.
 				scenario: scenario(
 					`refuses-everything${retryAfterS === undefined ? '' : '-retry-after-1'}`,
 					{ refusesAll: true, headers: 'none', retryAfter: retryAfterS ? 'seconds' : 'none' },
 					{ rows: 100 },
 				),
-				expected: 'every row fails by the limit within 15 minutes',
+				expected: 'every row fails by the limit within 75 s (the wait: 60 s), under 60 requests',
 				broken: (result) =>
 					failing(
 						[result.rowsRateLimited === 100, `${result.rowsRateLimited} rows failed by the limit`],
-						[result.ms < 15 * 60_000, `${(result.ms / 60_000).toFixed(1)} min`],
+						[result.ms < 75_000, `${(result.ms / 1000).toFixed(0)} s`],
+						[result.requests < 60, `${result.requests} requests`],
 					),
 			}),
 		),
+		{
+			// The same with Max Rate-Limit Wait raised to 5 minutes: the rows are given up after it, not before.
+			scenario: scenario(
+				'refuses-everything-wait-5min',
+				{ refusesAll: true, headers: 'none' },
+				{ rows: 100, maxRateLimitWaitMs: 300_000 },
+			),
+			expected: 'every row fails by the limit between 5 and 5.5 minutes',
+			broken: (result) =>
+				failing(
+					[result.rowsRateLimited === 100, `${result.rowsRateLimited} rows failed by the limit`],
+					[result.ms >= 300_000 && result.ms < 330_000, `${(result.ms / 60_000).toFixed(1)} min`],
+				),
+		},
+		{
+			// A window of 20 a minute, spent by another client just before the run, that tells nothing: the
+			// registry refuses everything for most of a minute, then admits: no row is given up.
+			scenario: scenario(
+				'window-spent-before-the-run',
+				{
+					limiter: {
+						family: 'fixed-window',
+						ratePerSecond: 1,
+						burst: 20,
+						limit: 20,
+						windowMs: 58_000,
+					},
+					headers: 'none',
+					spentAtStart: 20,
+				},
+				{ rows: 20 },
+			),
+			expected: 'all 20 answered after the window turns',
+			broken: (result) =>
+				failing(
+					[result.rowsRateLimited === 0, `${result.rowsRateLimited} rows failed by the limit`],
+					[result.rowsAnswered === 20, `${result.rowsAnswered} rows answered of 20`],
+				),
+		},
 	];
 }

@@ -91,7 +91,12 @@ async function runGuards(wallStart: number): Promise<void> {
 		(guard) => values.only === undefined || values.only.split(',').includes(guard.scenario.name),
 	);
 	for (const guard of guards) {
-		const result = await runScenario(guard.scenario, Number(values.seed));
+		const result = await runScenario(
+			guard.scenario,
+			Number(values.seed),
+			{},
+			values.trace ? console.log : undefined,
+		);
 		const failed = guard.broken(result);
 		if (failed.length > 0) broken += 1;
 		console.log(

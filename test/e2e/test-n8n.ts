@@ -29,6 +29,7 @@ import { checkJourneys } from './n8n/journeys';
 import { checkLatency } from './n8n/latency';
 import { checkMcp, prepareMcpWorkflow } from './n8n/mcp';
 import { checkOversized } from './n8n/oversized';
+import { checkRefusing } from './n8n/refusing';
 import { checkRetryOnFail } from './n8n/retryOnFail';
 import { checkScale } from './n8n/scale';
 import { checkTrigger } from './n8n/trigger';
@@ -212,7 +213,7 @@ async function main(): Promise<void> {
 	await checklist.timed('pack and install the package', () => installPackage(userFolder));
 	const sandbox = await startSandbox({ port: 0 });
 	try {
-		// TEST_N8N_ONLY=<name>[,<name>] runs only those checks (scale, retry-on-fail, oversized, trigger, latency, dev).
+		// TEST_N8N_ONLY=<name>[,<name>] runs only those checks (scale, retry-on-fail, oversized, refusing, trigger, latency, dev).
 		const only = process.env.TEST_N8N_ONLY?.split(',');
 		const selected = (name: string) => !only || only.includes(name);
 		if (!only) await checkWorkflows(userFolder, sandbox);
@@ -225,7 +226,7 @@ async function main(): Promise<void> {
 				checkRetryOnFail(userFolder, checklist),
 			);
 		if (!only) await prepareMcpWorkflow(userFolder);
-		if (!only || selected('oversized') || selected('trigger') || selected('latency')) {
+		if (['oversized', 'refusing', 'trigger', 'latency'].some(selected)) {
 			const n8n = await startN8n(userFolder, processes, checklist);
 			if (!only) {
 				await checkEditor(n8n, userFolder, sandbox);
@@ -234,6 +235,10 @@ async function main(): Promise<void> {
 			if (selected('oversized'))
 				await checklist.timed('oversized answers: 1,000 rows, three runs and two without', () =>
 					checkOversized(n8n, checklist),
+				);
+			if (selected('refusing'))
+				await checklist.timed('a registry refusing everything: 100 rows, the default wait', () =>
+					checkRefusing(n8n, checklist),
 				);
 			if (selected('trigger'))
 				await checklist.timed('trigger: 20 companies, one failing', () =>

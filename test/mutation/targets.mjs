@@ -142,6 +142,11 @@ export const TARGETS = {
 	// One execution's lookups (the breaker, the controller, the token's renewal, each answer read): the
 	// batch runner against a stand-in for the HTTP call, on the virtual clock, and the pipeline's rows
 	// against a stand-in for n8n's request helper.
+	// An execution the registry admits nothing of for its wait: the transition, and the session giving up.
+	'nodes/shared/transport/refusalStreak.ts': [
+		'test/unit/transport/refusalStreak.test.ts',
+		'test/unit/transport/lookupSession.edges.test.ts',
+	],
 	'nodes/shared/transport/lookupSession.ts': [
 		// What each kind of answer makes of its row; the token, the retry budget, the credential read again.
 		'test/unit/transport/lookupSession.test.ts',

@@ -10,10 +10,12 @@ import type { LookupOutcome, TokenRefusal, Tries, TryResult } from './retryDecis
 import {
 	backoffMs,
 	CircuitBreaker,
+	isTransient,
 	rateLimitDelayMs,
 	RetryBudget,
 	TRANSIENT_STATUSES,
 } from './retryPolicy';
+import { RefusalStreak } from './refusalStreak';
 import { TokenRenewal } from './tokenRenewal';
 import { realClock, Waits, type Clock } from './wait';
 
@@ -30,6 +32,8 @@ export class LookupSession {
 	private readonly renewal: TokenRenewal;
 	private readonly breaker: CircuitBreaker;
 	private readonly budget = new RetryBudget();
+	/** Gives up every lookup not yet answered once the registry has admitted none for long. */
+	private readonly streak: RefusalStreak;
 	/** Set when the credential failed: every later lookup fails the same way, without a request. */
 	private credentialFailure: LookupFailure | undefined;
 	/** The failure that tripped the breaker: every row not yet answered fails with it. */
@@ -48,6 +52,7 @@ export class LookupSession {
 	) {
 		this.clock = context.clock ?? realClock;
 		this.breaker = new CircuitBreaker(() => this.clock.now());
+		this.streak = new RefusalStreak(settings.maxRateLimitWaitMs);
 		this.tenant = RateController.for(settings.registryKey, this.clock, context.random).join({
 			...settings,
 			firstRequestAlone: !context.tokenWasStored,
@@ -101,7 +106,8 @@ export class LookupSession {
 
 	/** One try: past the breaker and the rate controller, the request, and the token it needed. */
 	private async attempt(key: LookupKey, tries: Tries): Promise<TryResult> {
-		if (this.credentialFailure) return final(failed(this.credentialFailure));
+		const ended = this.credentialFailure ?? this.streak.failure(this.clock.now());
+		if (ended) return final(failed(ended));
 		if (this.signal.aborted) return final(CANCELLED);
 		const gate = await this.breaker.gate(async (ms) => await this.wait(ms));
 		if (this.credentialFailure) return final(failed(this.credentialFailure));
@@ -137,7 +143,7 @@ export class LookupSession {
 		// The lookups queued behind this one would only meet the same 401: they give way to the renewal,
 		// holding no permit, so its resend takes the next start instead of waiting behind their turns.
 		if (decision === 'renew') this.tenant.setAside();
-		this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
+		this.released(permit.sentAt, answer);
 
 		if (answer.kind === 'response' && decision !== undefined) {
 			if (decision === 'refused') return final(this.refuseToken(answer));
@@ -186,13 +192,8 @@ export class LookupSession {
 				return final(failed(answer));
 			case 'no-response': {
 				const { reason, code } = answer;
-				const failure: LookupFailure = {
-					kind: 'no-response',
-					reason,
-					code,
-					attempts: tries.attempt,
-				};
-				return this.transient(failure, undefined, probe);
+				const attempts = tries.attempt;
+				return this.transient({ kind: 'no-response', reason, code, attempts }, undefined, probe);
 			}
 			case 'response':
 				break;
@@ -248,7 +249,7 @@ export class LookupSession {
 			// The credential as saved now: a secret rotated during the run is the one the new token needs.
 			await this.context.reloadCredential();
 			answer = await this.context.request(key, 'renew');
-			this.tenant.release(report(permit.sentAt, answer, this.clock.now()));
+			this.released(permit.sentAt, answer);
 			return answer;
 		} finally {
 			// Only an answer proves a new token is in use; a renewal that got none changes nothing.
@@ -262,6 +263,12 @@ export class LookupSession {
 						: 'unknown',
 			);
 		}
+	}
+
+	/** An answer tells the rate controller and the streak: given up, the lookups queued leave unsent. */
+	private released(sentAt: number, answer: RegistryAnswer): void {
+		this.tenant.release(report(sentAt, answer, this.clock.now()));
+		if (this.streak.answered(answer, this.clock.now())) this.tenant.setAside();
 	}
 
 	/** The token is refused for good; `refusal` is the answer that said so. */
@@ -289,11 +296,4 @@ export class LookupSession {
 		};
 		return this.downFailure;
 	}
-}
-
-function isTransient(answer: RegistryAnswer): boolean {
-	return (
-		answer.kind === 'no-response' ||
-		(answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status))
-	);
 }

@@ -13,7 +13,14 @@ export type LookupFailure =
 	| { kind: 'no-response'; reason: 'timeout' | 'network'; code: string; attempts: number }
 	/** 429 beyond the Max Rate-Limit Wait: waited so far, and what the registry asked for last. */
 	/** `status`: the refusal's, where a lookup met one (a 420 or 403 that says so is named, not called a 429). */
-	| { kind: 'rate-limited'; waitedMs: number; retryAfterMs?: number; status?: number }
+	/** `refusedThroughout`: the registry admitted none of the execution's lookups for that long (refusalStreak.ts). */
+	| {
+			kind: 'rate-limited';
+			waitedMs: number;
+			retryAfterMs?: number;
+			status?: number;
+			refusedThroughout?: boolean;
+	  }
 	| { kind: 'redirect'; status: number; location?: string }
 	/** An answer larger than the node reads (after decompression): not a record, whatever it holds. */
 	| { kind: 'oversized'; limitBytes: number; declaredBytes?: number }
@@ -165,9 +172,12 @@ export function describeFailure(
 					? ` The registry asks to wait ${duration(failure.retryAfterMs)}, longer than the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}: a quota may be spent.`
 					: '';
 			const status = failure.status ?? 429;
+			const waited = failure.refusedThroughout
+				? `${about} stopped: the registry admitted none of this execution's lookups for ${duration(failure.waitedMs)}, so none of those not yet answered waits longer.`
+				: `${about} waited ${seconds(failure.waitedMs)}.`;
 			return {
 				message: `The registry kept answering ${refusalName(status)} beyond the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}`,
-				description: `${about} waited ${seconds(failure.waitedMs)}.${asked} Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.`,
+				description: `${waited}${asked} Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.`,
 				httpCode: String(status),
 			};
 		}

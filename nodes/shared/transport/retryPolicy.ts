@@ -1,3 +1,5 @@
+import type { RegistryAnswer } from './registryRequest';
+
 /**
  * Which failures are tried again, after how long, and within what limits. Lookups are idempotent GETs,
  * so, like the AWS SDKs' "standard" retry mode and Google's API clients, transient failures (HTTP 500,
@@ -17,6 +19,14 @@
 export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([
 	408, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529,
 ]);
+
+/** An answer that is one of those, or none at all (a dropped connection, a timeout). */
+export function isTransient(answer: RegistryAnswer): boolean {
+	return (
+		answer.kind === 'no-response' ||
+		(answer.kind === 'response' && TRANSIENT_STATUSES.has(answer.status))
+	);
+}
 
 const BACKOFF_BASE_MS = 250;
 const BACKOFF_CAP_MS = 5_000;

@@ -325,3 +325,61 @@ describe('a row waiting out a 429 when the execution stops', () => {
 		expect(calls).toHaveLength(2);
 	});
 });
+
+describe('a registry that admits none of the execution’s lookups (refusalStreak.ts)', () => {
+	const refusedThroughout = (outcome: LookupOutcome) => {
+		const failure = failureOf(outcome);
+		return failure?.kind === 'rate-limited' && failure.refusedThroughout === true;
+	};
+
+	it.each([
+		['no Retry-After', {}],
+		['Retry-After: 1', { 'retry-after': '1' }],
+	])(
+		'refusing everything (%s): every row fails within about the Max Rate-Limit Wait, and none is sent after',
+		async (_name, headers) => {
+			// 100 rows, a minute's wait: each row waiting its own turn and its own minute took 12 minutes.
+			const { outcomes, calls, elapsedMs } = await run(100, () => status(429, headers), {
+				settings: { maxRateLimitWaitMs: 60_000 },
+			});
+			expect(new Set(kinds(outcomes))).toEqual(new Set(['rate-limited']));
+			expect(outcomes.filter(refusedThroughout).length).toBeGreaterThan(50);
+			expect(elapsedMs).toBeGreaterThanOrEqual(60_000);
+			expect(elapsedMs).toBeLessThan(75_000);
+			// Given up on the first refusal a minute after the first: no request after that one's answer.
+			const givingUp = calls.find((call) => call.at >= 60_000 - 10)!;
+			expect(calls.filter((call) => call.at > givingUp.at)).toEqual([]);
+			expect(calls.length).toBeLessThan(60);
+		},
+	);
+
+	it('a raised Max Rate-Limit Wait is waited in full before the rows are given up', async () => {
+		const { outcomes, elapsedMs } = await run(30, () => status(429), {
+			settings: { maxRateLimitWaitMs: 300_000 },
+		});
+		expect(outcomes.some(refusedThroughout)).toBe(true);
+		expect(new Set(kinds(outcomes))).toEqual(new Set(['rate-limited']));
+		expect(elapsedMs).toBeGreaterThanOrEqual(300_000);
+		expect(elapsedMs).toBeLessThan(330_000);
+	});
+
+	it('refusing for 50 s, then admitting (a window spent before the run): nothing is given up', async () => {
+		const { outcomes } = await run(30, ({ at }) => (at < 50_000 ? status(429) : ok), {
+			settings: { maxRateLimitWaitMs: 60_000 },
+		});
+		expect(new Set(kinds(outcomes))).toEqual(new Set(['record']));
+	});
+
+	it('an admission now and then keeps the execution going: only the rows refused for their own wait fail', async () => {
+		// One request admitted at least 30 s after the last admitted: the streaks stay short of the minute.
+		let admittedAt = Number.NEGATIVE_INFINITY;
+		const { outcomes, elapsedMs } = await run(
+			40,
+			({ at }) => (at - admittedAt >= 30_000 ? ((admittedAt = at), ok) : status(429)),
+			{ settings: { maxRateLimitWaitMs: 60_000 } },
+		);
+		expect(outcomes.some(refusedThroughout)).toBe(false);
+		expect(kinds(outcomes)).toContain('record');
+		expect(elapsedMs).toBeGreaterThan(120_000);
+	});
+});

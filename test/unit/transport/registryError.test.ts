@@ -452,6 +452,24 @@ describe('registry error texts, whole', () => {
 			},
 		],
 		[
+			'429 to every lookup of the execution for its wait: the rows not yet answered given up',
+			{
+				kind: 'rate-limited',
+				waitedMs: 61_500,
+				retryAfterMs: 1000,
+				status: 429,
+				refusedThroughout: true,
+			},
+			null,
+			{
+				message:
+					'The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of 10 s',
+				description:
+					"Lookup of us/C123 (state ca) stopped: the registry admitted none of this execution's lookups for 62 s, so none of those not yet answered waits longer. Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.",
+				httpCode: '429',
+			},
+		],
+		[
 			'429, asked for minutes',
 			{ kind: 'rate-limited', waitedMs: 9960, retryAfterMs: 120000 },
 			null,
