@@ -34,6 +34,8 @@ export interface ScenarioResult {
 	rowsAnswered: number;
 	/** Rows that failed with 429, whether or not the limit let them finish (failedByLimit counts only those it did). */
 	rowsRateLimited: number;
+	/** Of those, rows given up unsent or at once because the registry let none of their execution's through (refusalStreak.ts). */
+	rowsGivenUp: number;
 	/** Requests the registry counted, and its 429s. */
 	requests: number;
 	refused: number;
@@ -121,6 +123,14 @@ export async function runScenario(
 	const eligible = floor !== undefined && floor <= WAITABLE_SHARE * maxRateLimitWaitMs;
 	const rows = results.flatMap((result) => result.rows);
 	const rateLimited = rows.filter((row) => row === 'rate-limited').length;
+	const givenUp = results
+		.flatMap((result) => result.outcomes)
+		.filter(
+			(outcome) =>
+				outcome.kind === 'failed' &&
+				outcome.failure.kind === 'rate-limited' &&
+				outcome.failure.refusedThroughout === true,
+		).length;
 	return {
 		scenario,
 		startedAt,
@@ -133,6 +143,7 @@ export async function runScenario(
 		eligible,
 		rowsAnswered: rows.filter((row) => row !== 'cancelled' && row !== undefined).length,
 		rowsRateLimited: rateLimited,
+		rowsGivenUp: givenUp,
 		requests: registry.counters.requests,
 		refused: registry.counters.rateLimited,
 	};

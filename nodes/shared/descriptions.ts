@@ -92,7 +92,7 @@ export const requestOptions = {
 		typeOptions: { minValue: 0 },
 		default: 60,
 		description:
-			"How long one lookup may wait in total when the registry answers 429 Too Many Requests and says when to try again. A lookup that would have to wait longer stops at once with 429, and once the registry has admitted no lookup for this long (a minute at least), those not yet answered stop too; raise this value, lower 'Max Requests per Second', or turn on the node's 'Retry On Fail' setting.",
+			"How long one lookup may wait in total when the registry answers 429 Too Many Requests and says when to try again. A lookup that would have to wait longer stops at once with 429, and where the registry refuses every lookup from the start for this long (a minute at least), those not yet answered stop too; raise this value, lower 'Max Requests per Second', or turn on the node's 'Retry On Fail' setting.",
 	},
 	maxRequestsPerSecond: {
 		displayName: 'Max Requests per Second',

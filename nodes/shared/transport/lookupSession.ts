@@ -32,7 +32,7 @@ export class LookupSession {
 	private readonly renewal: TokenRenewal;
 	private readonly breaker: CircuitBreaker;
 	private readonly budget = new RetryBudget();
-	/** Gives up every lookup not yet answered once the registry has admitted none for long. */
+	/** Gives up every lookup not yet answered where the registry refuses them all from the start. */
 	private readonly streak: RefusalStreak;
 	/** Set when the credential failed: every later lookup fails the same way, without a request. */
 	private credentialFailure: LookupFailure | undefined;
@@ -127,10 +127,10 @@ export class LookupSession {
 				? final(CANCELLED)
 				: { kind: 'paused', until: permit.until };
 		}
-		// Decided while this request queued (the credential failed, the execution stopped, or a token
-		// renewal began, when sending now would only meet another 401): it is not sent.
+		// Decided while this request queued (the credential failed, the execution stopped or gave its lookups
+		// up, or a token renewal began, when sending now would only meet another 401): it is not sent.
 		const renewing = permit.kind === 'setAside' || this.renewal.renewing;
-		if (this.credentialFailure || this.signal.aborted || renewing) {
+		if (this.credentialFailure || this.signal.aborted || renewing || this.streak.givenUp) {
 			if (permit.kind === 'go') this.tenant.release({ sentAt: permit.sentAt });
 			this.breaker.notSent(probe);
 			return { kind: 'unsent' };
@@ -268,7 +268,8 @@ export class LookupSession {
 	/** An answer tells the rate controller and the streak: given up, the lookups queued leave unsent. */
 	private released(sentAt: number, answer: RegistryAnswer): void {
 		this.tenant.release(report(sentAt, answer, this.clock.now()));
-		if (this.streak.answered(answer, this.clock.now())) this.tenant.setAside();
+		const admittedHereAt = this.tenant.registryAdmittedAt;
+		if (this.streak.answered(answer, this.clock.now(), admittedHereAt)) this.tenant.setAside();
 	}
 
 	/** The token is refused for good; `refusal` is the answer that said so. */

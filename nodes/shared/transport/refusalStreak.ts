@@ -9,22 +9,29 @@ import { TOKEN_REFUSAL_STATUSES, type RegistryAnswer } from './registryRequest';
  */
 export const GIVE_UP_AFTER_MIN_MS = 60_000;
 
-/** Whether the registry is admitting an execution's lookups at all. */
+/** Whether the registry lets an execution's lookups through at all. */
 export type RefusalStreakMode =
-	/** An answer that was no refusal came after the last refusal (or nothing was refused yet). */
-	| { kind: 'admitting' }
-	/** Every answer since `since` refused for the rate limit; the last one's status and Retry-After. */
+	/** Nothing admitted yet, and nothing refused. */
+	| { kind: 'waiting' }
+	/** Every answer since `since` refused for the rate limit, nothing admitted; the last refusal's status and Retry-After. */
 	| { kind: 'refusing'; since: number; status: number; retryAfterMs?: number }
 	/**
-	 * Refused for longer than the execution waits, the last refusal at `at`: every lookup not yet answered
-	 * fails without a request. Final: the lookups already failed; one admission in flight changes nothing.
+	 * The registry let one of the execution's lookups through, or another execution's here during the
+	 * streak: it admits, and this execution only loses turns of a shared limit. Final: each lookup's own
+	 * wait decides from here (retryDecision.ts).
+	 */
+	| { kind: 'admitted' }
+	/**
+	 * Refused from the first answer for longer than the execution waits, the last refusal at `at`: every
+	 * lookup not yet answered fails without a request. Final.
 	 */
 	| { kind: 'givenUp'; since: number; at: number; status: number; retryAfterMs?: number };
 
 /** An answer to one of the execution's requests (a request that got none tells nothing). */
 export type StreakEvent =
 	| { kind: 'admitted' }
-	| { kind: 'refused'; status: number; retryAfterMs?: number };
+	/** `admittedHereAt`: when the registry last let through any execution's request in this process. */
+	| { kind: 'refused'; status: number; retryAfterMs?: number; admittedHereAt: number };
 
 /** The one transition: pure, time only from `now`. */
 export function nextStreak(
@@ -33,9 +40,10 @@ export function nextStreak(
 	now: number,
 	giveUpAfterMs: number,
 ): RefusalStreakMode {
-	if (mode.kind === 'givenUp') return mode;
-	if (event.kind === 'admitted') return { kind: 'admitting' };
+	if (mode.kind === 'givenUp' || mode.kind === 'admitted') return mode;
+	if (event.kind === 'admitted') return { kind: 'admitted' };
 	const since = mode.kind === 'refusing' ? mode.since : now;
+	if (event.admittedHereAt >= since) return { kind: 'admitted' };
 	const { status, retryAfterMs } = event;
 	// Given up on a refusal, never on the clock alone: a limit that lifted meanwhile is found by asking.
 	return now - since >= giveUpAfterMs
@@ -44,14 +52,15 @@ export function nextStreak(
 }
 
 /**
- * A registry that refuses everything (a key blocked, a daily quota spent that tells nothing, a window far
- * longer than the wait) fails the execution's rows once it has admitted none of them for its Max
- * Rate-Limit Wait (at least GIVE_UP_AFTER_MIN_MS), instead of each row waiting its own turn and its own
- * wait at the slow pace refusals bring: 100 rows took 12 minutes, one lone ask every 10 s. A lookup's own
- * wait (retryDecision.ts) still ends a lookup the registry refuses while it admits others.
+ * A registry that refuses everything (a key blocked, a daily quota spent that tells nothing) fails the
+ * execution's rows once it has refused its lookups from the first answer for its Max Rate-Limit Wait (at
+ * least GIVE_UP_AFTER_MIN_MS), letting none through, nor any other execution's here meanwhile: each row
+ * waiting its own turn and its own wait, at the slow pace refusals bring, took 12 minutes for 100 rows.
+ * An execution the registry let through once only loses turns of a shared limit (queue-mode workers, a
+ * window other clients spend): from then on, each lookup's own wait decides (retryDecision.ts).
  */
 export class RefusalStreak {
-	mode: RefusalStreakMode = { kind: 'admitting' };
+	mode: RefusalStreakMode = { kind: 'waiting' };
 	private readonly giveUpAfterMs: number;
 
 	constructor(maxRateLimitWaitMs: number) {
@@ -60,16 +69,18 @@ export class RefusalStreak {
 
 	/**
 	 * Takes in an answer to one of the execution's requests (none, or a token's refusal, says nothing of
-	 * the limit); true where it gave the execution up (the lookups waiting for a start are to be told).
+	 * the limit; an answer too large or not decodable passed it); `admittedHereAt`: the controller's last
+	 * admission of any execution. True where it gave the execution up (the lookups waiting are to be told).
 	 */
-	answered(answer: RegistryAnswer, now: number): boolean {
-		if (this.mode.kind === 'givenUp') return false;
-		if (answer.kind !== 'response' || TOKEN_REFUSAL_STATUSES.has(answer.status)) return false;
-		const { status, headers } = answer;
-		const event: StreakEvent = refusesForRateLimit(status, headers)
-			? { kind: 'refused', status, retryAfterMs: retryAfterOf(headers, now) }
-			: { kind: 'admitted' };
+	answered(answer: RegistryAnswer, now: number, admittedHereAt: number): boolean {
+		if (this.givenUp) return false;
+		const event = eventOf(answer, now, admittedHereAt);
+		if (event === undefined) return false;
 		this.mode = nextStreak(this.mode, event, now, this.giveUpAfterMs);
+		return this.givenUp;
+	}
+
+	get givenUp(): boolean {
 		return this.mode.kind === 'givenUp';
 	}
 
@@ -85,4 +96,17 @@ export class RefusalStreak {
 			refusedThroughout: true,
 		};
 	}
+}
+
+function eventOf(
+	answer: RegistryAnswer,
+	now: number,
+	admittedHereAt: number,
+): StreakEvent | undefined {
+	if (answer.kind === 'oversized' || answer.kind === 'undecodable') return { kind: 'admitted' };
+	if (answer.kind !== 'response' || TOKEN_REFUSAL_STATUSES.has(answer.status)) return undefined;
+	const { status, headers } = answer;
+	return refusesForRateLimit(status, headers)
+		? { kind: 'refused', status, retryAfterMs: retryAfterOf(headers, now), admittedHereAt }
+		: { kind: 'admitted' };
 }

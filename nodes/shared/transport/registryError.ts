@@ -13,7 +13,7 @@ export type LookupFailure =
 	| { kind: 'no-response'; reason: 'timeout' | 'network'; code: string; attempts: number }
 	/** 429 beyond the Max Rate-Limit Wait: waited so far, and what the registry asked for last. */
 	/** `status`: the refusal's, where a lookup met one (a 420 or 403 that says so is named, not called a 429). */
-	/** `refusedThroughout`: the registry admitted none of the execution's lookups for that long (refusalStreak.ts). */
+	/** `refusedThroughout`: the registry refused the execution's lookups from the first for that long (refusalStreak.ts). */
 	| {
 			kind: 'rate-limited';
 			waitedMs: number;
@@ -173,7 +173,7 @@ export function describeFailure(
 					: '';
 			const status = failure.status ?? 429;
 			const waited = failure.refusedThroughout
-				? `${about} stopped: the registry admitted none of this execution's lookups for ${duration(failure.waitedMs)}, so none of those not yet answered waits longer.`
+				? `${about} stopped: the registry refused every lookup of this execution for ${duration(failure.waitedMs)}, from the first, so none of those not yet answered waits longer.`
 				: `${about} waited ${seconds(failure.waitedMs)}.`;
 			return {
 				message: `The registry kept answering ${refusalName(status)} beyond the Max Rate-Limit Wait of ${seconds(context.maxRateLimitWaitMs)}`,

@@ -370,6 +370,57 @@ describe('a registry that admits none of the execution’s lookups (refusalStrea
 		expect(new Set(kinds(outcomes))).toEqual(new Set(['record']));
 	});
 
+	it('a token renewal under way at the give-up: no lookup waiting for it is sent after', async () => {
+		// The token expires at about 59.6 s (one 401); the renewal's resend (a second late) meets the 429
+		// that gives the execution up. The lookups waiting for the renewal then take turns: none is sent.
+		let expired = false;
+		const { outcomes, calls } = await run(
+			40,
+			({ at, on401 }) => {
+				if (on401 === 'answer' && at >= 59_500 && !expired) return ((expired = true), status(401));
+				return status(429);
+			},
+			{
+				settings: { maxRateLimitWaitMs: 60_000 },
+				latencyMs: (_row, on401) => (on401 === 'renew' ? 1_000 : 10),
+			},
+		);
+		// The renewal's resend is answered a second after it is sent: the give-up.
+		const renewal = calls.find((call) => call.on401 === 'renew')!;
+		expect(renewal.at).toBeGreaterThan(59_500);
+		expect(calls.filter((call) => call.at > renewal.at + 1_000)).toEqual([]);
+		expect(new Set(kinds(outcomes))).toEqual(new Set(['rate-limited']));
+		expect(outcomes).toHaveLength(40);
+	});
+
+	it.each<[string, RegistryAnswer]>([
+		['an answer too large to read', { kind: 'oversized', limitBytes: 65_536 }],
+		['an answer not decodable', { kind: 'undecodable', status: 200, code: 'Z_DATA_ERROR' }],
+	])(
+		'%s is a request let through: the execution is not given up after it',
+		async (_name, through) => {
+			// Every 4th row's first answer passes the limit but cannot be read; the rest are refused until
+			// 70 s, then answered.
+			const { outcomes } = await run(
+				12,
+				({ row, rowCall, at }) =>
+					row % 4 === 0 && rowCall === 1 ? through : at < 70_000 ? status(429) : ok,
+				{ settings: { maxRateLimitWaitMs: 120_000 } },
+			);
+			expect(outcomes.some(refusedThroughout)).toBe(false);
+		},
+	);
+
+	it('let through once, then refused for minutes (a window other clients spend): only the lookups’ own waits decide', async () => {
+		const { outcomes, elapsedMs } = await run(
+			30,
+			({ row, rowCall, at }) => ((row < 2 && rowCall === 1) || at >= 150_000 ? ok : status(429)),
+			{ settings: { maxRateLimitWaitMs: 60_000 } },
+		);
+		expect(outcomes.some(refusedThroughout)).toBe(false);
+		expect(elapsedMs).toBeGreaterThan(60_000);
+	});
+
 	it('an admission now and then keeps the execution going: only the rows refused for their own wait fail', async () => {
 		// One request admitted at least 30 s after the last admitted: the streaks stay short of the minute.
 		let admittedAt = Number.NEGATIVE_INFINITY;

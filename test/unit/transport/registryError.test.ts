@@ -465,7 +465,7 @@ describe('registry error texts, whole', () => {
 				message:
 					'The registry kept answering 429 Too Many Requests beyond the Max Rate-Limit Wait of 10 s',
 				description:
-					"Lookup of us/C123 (state ca) stopped: the registry admitted none of this execution's lookups for 62 s, so none of those not yet answered waits longer. Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.",
+					"Lookup of us/C123 (state ca) stopped: the registry refused every lookup of this execution for 62 s, from the first, so none of those not yet answered waits longer. Raise the Max Rate-Limit Wait (Seconds) option, lower Max Requests per Second, or turn on the node's Retry On Fail setting so n8n runs it again later.",
 				httpCode: '429',
 			},
 		],

@@ -1,9 +1,11 @@
 import {
 	backoffMs,
 	CircuitBreaker,
+	isTransient,
 	OUTAGE_TOLERANCE_MS,
 	RetryBudget,
 } from '../../../nodes/shared/transport/retryPolicy';
+import type { RegistryAnswer } from '../../../nodes/shared/transport/registryRequest';
 import { decided, virtualClock } from './retryPolicy.clock';
 
 describe('backoff', () => {
@@ -12,6 +14,33 @@ describe('backoff', () => {
 		expect(backoffMs(3, () => 0.999999)).toBe(1000);
 		expect(backoffMs(30, () => 0.999999)).toBe(5000);
 		expect(backoffMs(3, () => 0)).toBe(0);
+	});
+});
+
+describe('transient answers (isTransient)', () => {
+	const response = (status: number): RegistryAnswer => ({
+		kind: 'response',
+		status,
+		headers: {},
+		body: {},
+	});
+	it.each<[string, RegistryAnswer, boolean]>([
+		['no answer in time', { kind: 'no-response', reason: 'timeout', code: 'ETIMEDOUT' }, true],
+		['a dropped connection', { kind: 'no-response', reason: 'network', code: 'ECONNRESET' }, true],
+		...[408, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529].map(
+			(status): [string, RegistryAnswer, boolean] => [`HTTP ${status}`, response(status), true],
+		),
+		...[200, 404, 429, 403, 501, 525, 526].map((status): [string, RegistryAnswer, boolean] => [
+			`HTTP ${status}`,
+			response(status),
+			false,
+		]),
+		['a token refused', { kind: 'token-refused', status: 401, tokenBytes: 900 }, false],
+		['the token exchange failed', { kind: 'credential', message: 'no' }, false],
+		['the execution stopped', { kind: 'cancelled' }, false],
+		['an answer not decodable', { kind: 'undecodable', status: 200, code: 'Z_DATA_ERROR' }, false],
+	])('%s: %s', (_name, answer, transient) => {
+		expect(isTransient(answer)).toBe(transient);
 	});
 });
 

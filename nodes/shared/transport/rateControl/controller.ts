@@ -58,6 +58,11 @@ export class Tenant {
 		for (const waiter of this.queue.splice(0)) waiter.resolve({ kind: 'setAside' });
 	}
 
+	/** When the registry last let through a request of any execution here (refusalStreak.ts). */
+	get registryAdmittedAt(): number {
+		return this.controller.admittedAt;
+	}
+
 	release(report: RequestReport): void {
 		this.controller.release(this, report);
 	}
@@ -114,6 +119,10 @@ export class RateController {
 		private readonly random: Random = realRandom,
 	) {
 		this.idleSince = clock.now();
+	}
+
+	get admittedAt(): number {
+		return this.state.lastAdmittedAt;
 	}
 
 	join(settings: TenantSettings): Tenant {

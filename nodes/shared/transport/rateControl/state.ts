@@ -18,6 +18,8 @@ export interface ControlState {
 	requests: number;
 	/** When any request last got an answer. */
 	lastAnswerAt: number;
+	/** When the registry last answered a request with a 2xx (a 401 may come before its limit): refusalStreak.ts. */
+	lastAdmittedAt: number;
 	/**
 	 * When any request's try last ended, answered or not: by then the credential's token exchange has
 	 * happened (a token is stored) or failed (its lookup says so). A registry that never answers must
@@ -89,6 +91,7 @@ export const unknownRegistry = (): ControlState => ({
 	inFlight: 0,
 	requests: 0,
 	lastAnswerAt: 0,
+	lastAdmittedAt: Number.NEGATIVE_INFINITY,
 	lastTryEndedAt: Number.NEGATIVE_INFINITY,
 	lastStartAt: 0,
 	pausedUntil: 0,

@@ -132,6 +132,7 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 	// Only an admission says a spent quota is back (a 503 or a dropped connection says nothing of it).
 	const succeeded = report.status !== undefined && report.status >= 200 && report.status < 300;
 	if (succeeded) {
+		state.lastAdmittedAt = now;
 		state.quotaSpentUntil = 0;
 		turnAdmitted(state.turn, report);
 	}
