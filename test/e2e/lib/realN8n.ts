@@ -220,6 +220,21 @@ export interface ExecutionOutput {
 	};
 }
 
+type OutputItem = { json: Record<string, unknown>; pairedItem?: { item?: number } };
+
+/**
+ * A node's three outputs in a run (Registered, Not Registered, the error output), its last run of it,
+ * and the input row each item is paired with (-1: none).
+ */
+export function nodeOutputs(output: ExecutionOutput, node = 'Company Registry') {
+	const [registered = [], notRegistered = [], failed = []] = (
+		output.data.resultData.runData[node]?.at(-1)?.data?.main ?? []
+	).map((items) => (items ?? []) as OutputItem[]);
+	const rowOf = (item: OutputItem) => item.pairedItem?.item ?? -1;
+	const errorOf = (item: OutputItem) => String(item.json.error ?? '');
+	return { registered, notRegistered, failed, rowOf, errorOf };
+}
+
 /**
  * `n8n execute --id=<workflow> --rawOutput`; returns what it printed. n8n 2.35's CLI died on SIGSEGV
  * while exiting, after printing the whole run, in two of three full test:n8n runs (2.35.0, 2.35.3; the

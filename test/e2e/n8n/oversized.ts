@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 
 import { startSandbox, type CompanyFault } from '../../../sandbox/server';
-import { waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
+import { nodeOutputs, waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
 import { Rest } from '../lib/rest';
 import {
 	lookUp,
@@ -126,19 +126,11 @@ export async function checkOversized(n8n: RunningN8n, checklist: Checklist): Pro
 			const seconds = (performance.now() - started) / 1000;
 			const execution = (await rest.finishedExecutions(workflowId)).at(-1)!;
 			const output = await rest.execution(execution.id);
-			const [registered = [], notRegistered = [], failed = []] = (
-				output.data.resultData.runData['Company Registry']?.at(-1)?.data?.main ?? []
-			).map((items) => items ?? []);
-			const rowOf = (item: object) =>
-				(item as { pairedItem?: { item?: number } }).pairedItem?.item ?? -1;
+			const { registered, notRegistered, failed, rowOf, errorOf } = nodeOutputs(output);
 			const failedRows = new Set(failed.map(rowOf));
 			const passedRows = new Set([...registered, ...notRegistered].map(rowOf));
-			const sizeMessages = failed.filter((item) =>
-				String((item.json as { error?: unknown }).error ?? '').startsWith(SIZE_MESSAGE),
-			).length;
-			const messages = [
-				...new Set(failed.map((item) => String((item.json as { error?: unknown }).error))),
-			];
+			const sizeMessages = failed.filter((item) => errorOf(item).startsWith(SIZE_MESSAGE)).length;
+			const messages = [...new Set(failed.map(errorOf))];
 			const rssAfter = rssMb(pid);
 			log(
 				`${what}: rows=${ROWS} oversized=${expectedFailed.size} failed=${failed.length} size_messages=${sizeMessages} ` +

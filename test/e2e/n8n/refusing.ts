@@ -5,7 +5,7 @@
 // its own turn and its own minute took 12 minutes (bench:sim's guard); the execution now gives up the rows
 // not yet answered once the registry has admitted none of its lookups for the wait (refusalStreak.ts).
 import { startSandbox } from '../../../sandbox/server';
-import { waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
+import { nodeOutputs, waitFor, type Checklist, type RunningN8n } from '../lib/realN8n';
 import { Rest } from '../lib/rest';
 import { lookUp, sheet, webhook, workflow } from '../lib/workflows';
 
@@ -63,15 +63,9 @@ export async function checkRefusing(n8n: RunningN8n, checklist: Checklist): Prom
 		const seconds = (performance.now() - started) / 1000;
 		const execution = (await rest.finishedExecutions(workflowId)).at(-1)!;
 		const output = await rest.execution(execution.id);
-		const [registered = [], notRegistered = [], failed = []] = (
-			output.data.resultData.runData['Company Registry']?.at(-1)?.data?.main ?? []
-		).map((items) => items ?? []);
-		const rowOf = (item: object) =>
-			(item as { pairedItem?: { item?: number } }).pairedItem?.item ?? -1;
+		const { registered, notRegistered, failed, rowOf, errorOf } = nodeOutputs(output);
 		const failedRows = new Set(failed.map(rowOf));
-		const withMessage = failed.filter((item) =>
-			String((item.json as { error?: unknown }).error ?? '').startsWith(MESSAGE),
-		).length;
+		const withMessage = failed.filter((item) => errorOf(item).startsWith(MESSAGE)).length;
 		log(
 			`refusing registry: rows=${ROWS} failed=${failed.length} with_message=${withMessage} passed=${registered.length + notRegistered.length} ` +
 				`requests=${sandbox.counters.lookups} wall_s=${seconds.toFixed(1)} (wait ${WAIT_S} s)`,

@@ -10,6 +10,7 @@ import {
 	importCredential,
 	importWorkflow,
 	n8nExecute,
+	nodeOutputs,
 	type Checklist,
 	type ExecutionOutput,
 } from '../lib/realN8n';
@@ -90,9 +91,7 @@ export async function checkRetryOnFail(userFolder: string, checklist: Checklist)
 		});
 		const { run, tries } = await executeCountingTries(userFolder, workflowId, 'Company Registry');
 		const error = run.data.resultData.error;
-		const [registered = [], notRegistered = []] = (
-			run.data.resultData.runData['Company Registry']?.at(-1)?.data?.main ?? []
-		).map((items) => items ?? []);
+		const { registered, notRegistered, rowOf } = nodeOutputs(run);
 		const answered = sandbox.counters.lookupsByStatus[200] ?? 0;
 		const repeated = answered - ROWS;
 		checklist.log(
@@ -107,11 +106,7 @@ export async function checkRetryOnFail(userFolder: string, checklist: Checklist)
 			error === undefined,
 			`retry-on-fail: the execution succeeded after the outage ${error?.message ?? ''}`,
 		);
-		const paired = new Set(
-			[...registered, ...notRegistered].map(
-				(item) => (item as { pairedItem?: { item?: number } }).pairedItem?.item,
-			),
-		);
+		const paired = new Set([...registered, ...notRegistered].map(rowOf));
 		checklist.check(
 			registered.length + notRegistered.length === ROWS && paired.size === ROWS,
 			`retry-on-fail: every one of ${ROWS} rows came out once (got ${registered.length + notRegistered.length} items for ${paired.size} rows)`,
