@@ -267,9 +267,9 @@ export class LookupSession {
 
 	/** An answer tells the rate controller and the streak: given up, the lookups queued leave unsent. */
 	private released(sentAt: number, answer: RegistryAnswer): void {
-		this.tenant.release(report(sentAt, answer, this.clock.now()));
-		const admittedHereAt = this.tenant.registryAdmittedAt;
-		if (this.streak.answered(answer, this.clock.now(), admittedHereAt)) this.tenant.setAside();
+		const now = this.clock.now();
+		this.tenant.release(report(sentAt, answer, now));
+		if (this.streak.answered(answer, now, this.tenant.registryAdmittedAt)) this.tenant.setAside();
 	}
 
 	/** The token is refused for good; `refusal` is the answer that said so. */

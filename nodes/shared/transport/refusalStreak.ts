@@ -22,10 +22,10 @@ export type RefusalStreakMode =
 	 */
 	| { kind: 'admitted' }
 	/**
-	 * Refused from the first answer for longer than the execution waits, the last refusal at `at`: every
-	 * lookup not yet answered fails without a request. Final.
+	 * Refused from the first answer for longer than the execution waits: every lookup not yet answered fails
+	 * without a request. Final.
 	 */
-	| { kind: 'givenUp'; since: number; at: number; status: number; retryAfterMs?: number };
+	| { kind: 'givenUp'; since: number; status: number; retryAfterMs?: number };
 
 /** An answer to one of the execution's requests (a request that got none tells nothing). */
 export type StreakEvent =
@@ -47,7 +47,7 @@ export function nextStreak(
 	const { status, retryAfterMs } = event;
 	// Given up on a refusal, never on the clock alone: a limit that lifted meanwhile is found by asking.
 	return now - since >= giveUpAfterMs
-		? { kind: 'givenUp', since, at: now, status, retryAfterMs }
+		? { kind: 'givenUp', since, status, retryAfterMs }
 		: { kind: 'refusing', since, status, retryAfterMs };
 }
 

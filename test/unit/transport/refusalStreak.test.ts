@@ -34,7 +34,7 @@ describe('the transition (nextStreak)', () => {
 	const waiting: RefusalStreakMode = { kind: 'waiting' };
 	const admittedMode: RefusalStreakMode = { kind: 'admitted' };
 	const refusing: RefusalStreakMode = { kind: 'refusing', since: 1_000, status: 429 };
-	const givenUp: RefusalStreakMode = { kind: 'givenUp', since: 1_000, at: 61_000, status: 429 };
+	const givenUp: RefusalStreakMode = { kind: 'givenUp', since: 1_000, status: 429 };
 
 	it.each<[string, RefusalStreakMode, StreakEvent, number, RefusalStreakMode]>([
 		['a first refusal starts a streak', waiting, refused(), 5, { ...refusing, since: 5 }],
