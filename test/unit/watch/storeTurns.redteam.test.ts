@@ -192,11 +192,16 @@ describe('the store lease, red team (storeTurns.ts, issue 22)', () => {
 			expect(store.leases()).toEqual([]);
 		});
 
-		it("a waiter polls as the holder writes its row anew and its insert comes first, the holder's write landing within the waiter's settle: its take's check waits for that write", async () => {
-			// The waiter's insert makes the row (its lease and taker entries); the holder's write fails on the
-			// duplicate key and, retried, adds its entries to that row. The waiter holds the store, but its first
-			// call comes after its check, by which the holder's write has landed.
-			const time = new VirtualTime();
+		/**
+		 * A waiter polls as the holder writes its row anew after its clear, and the poll's insert comes first:
+		 * the waiter's insert makes the row (its lease and taker entries); the holder's write fails on the
+		 * duplicate key and, retried, adds its entries to that row. `whileWriteHeld` runs between the poll's
+		 * insert and the write's landing. The order in which the two runs were in the store.
+		 */
+		async function holderWritesAsWaiterPolls(
+			time: VirtualTime,
+			whileWriteHeld: () => Promise<unknown>,
+		): Promise<string[]> {
 			const store = new RacyRow(['company']);
 			const holder = new StoreTurn(store, time);
 			await holder.take();
@@ -217,12 +222,19 @@ describe('the store lease, red team (storeTurns.ts, issue 22)', () => {
 			await write.reached;
 			await poll.reached;
 			poll.go();
-			await idle();
+			await whileWriteHeld();
 			write.go();
 			await writing;
 			order.push('holder wrote');
 			await holder.release();
 			await waiting;
+			return order;
+		}
+
+		it("a waiter polls as the holder writes its row anew and its insert comes first, the holder's write landing within the waiter's settle: its take's check waits for that write", async () => {
+			// The waiter holds the store, but its first call comes after its check, by which the holder's
+			// write has landed.
+			const order = await holderWritesAsWaiterPolls(new VirtualTime(), idle);
 			expect(order).toEqual(['holder wrote', 'waiter in', 'waiter out']);
 		});
 
@@ -235,31 +247,10 @@ describe('the store lease, red team (storeTurns.ts, issue 22)', () => {
 				// on the duplicate key) is still landing: one of the two whole-row writes may overwrite the other:
 				// a new baseline, changes between the two runs' lookups missed.
 				const time = new VirtualTime();
-				const store = new RacyRow(['company']);
-				const holder = new StoreTurn(store, time);
-				await holder.take();
-				const order: string[] = [];
-				const waiting = inTurn(new StoreTurn(store, time), 'waiter', order);
-				await idle();
-				await holder.clearAllProcessedItems('node', ENTRIES);
-				const write = store.holdNext(
-					(method, items) => method === 'checkProcessedAndRecord' && !leaseOnly(items),
+				const order = await holderWritesAsWaiterPolls(
+					time,
+					async () => await time.sleep(2 * TAKE_SETTLE_MS + 1),
 				);
-				const poll = store.holdNext(
-					(method, items) => method === 'checkProcessedAndRecord' && leaseOnly(items),
-				);
-				const writing = holder
-					.checkProcessedAndRecord(['company'], 'node', ENTRIES)
-					.catch(async () => await holder.checkProcessedAndRecord(['company'], 'node', ENTRIES));
-				await write.reached;
-				await poll.reached;
-				poll.go();
-				await time.sleep(2 * TAKE_SETTLE_MS + 1);
-				write.go();
-				await writing;
-				order.push('holder wrote');
-				await holder.release();
-				await waiting;
 				expect(order).toEqual(['holder wrote', 'waiter in', 'waiter out']);
 			},
 		);
