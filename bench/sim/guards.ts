@@ -145,6 +145,32 @@ export function guardScenarios(): Guard[] {
 					],
 				),
 		},
+		{
+			// A fast token bucket with a burst of one, telling its count on every answer: Limit 1, Remaining
+			// 0 and a Reset of a second (its next token, rounded up), as a window of one a second would, and
+			// Retry-After: 0. Paced from one a second after the first wave, the search took 3.5 s to find
+			// 400 a second (catalogue seed 1 s31, 2.06x its floor); one request asking alone as soon as the
+			// first admission came back shows the refill at once.
+			scenario: scenario(
+				'bucket-of-one-told-a-second',
+				{
+					limiter: { family: 'token-bucket', ratePerSecond: 400, burst: 1 },
+					headers: 'ratelimit-draft',
+					resetAs: 'seconds',
+					retryAfter: 'zero',
+				},
+				{ rows: 1_500 },
+			),
+			expected: 'all 1,500 answered within 1.2x the floor',
+			broken: (result) =>
+				failing(
+					[result.rowsAnswered === 1_500, `${result.rowsAnswered} rows answered of 1,500`],
+					[
+						result.vsFloor !== undefined && result.vsFloor < 1.2,
+						`${result.vsFloor?.toFixed(2)}x the floor`,
+					],
+				),
+		},
 		...([undefined, 1] as const).map(
 			(retryAfterS): Guard => ({
 				// A registry that refuses every request (a plan revoked, a daily quota spent that tells nothing):

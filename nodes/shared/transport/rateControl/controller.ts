@@ -168,7 +168,7 @@ export class RateController {
 		tenant.inFlight -= 1;
 		const event: ControlEvent =
 			report.status === 429
-				? { kind: 'rateLimited', report, phase: this.random() }
+				? { kind: 'rateLimited', report, phase: this.random(), workLeft: this.workLeft() }
 				: report.status === undefined
 					? { kind: 'unanswered', report }
 					: { kind: 'answered', report, workLeft: this.workLeft() };

@@ -1,8 +1,9 @@
+import { ASK_MIN_WORK } from './constants';
 import { pause, type Action } from './actions';
-import { logSize, oldest } from './log';
+import { logSize, newest, oldest } from './log';
 import type { ControlState } from './state';
 import type { RequestReport } from './types';
-import { askFirstTurn } from './windowTurn';
+import { askFirstTurn, askOnAdmission } from './windowTurn';
 
 /**
  * The first pause of a first wave refused early (rateLimited.ts), ending at `pauseEnd`, or halfway where
@@ -14,28 +15,58 @@ export function firstPauseEnd(
 	state: ControlState,
 	report: RequestReport,
 	pauseEnd: number,
+	now: number,
+	workLeft: number,
 ): number {
 	const first = logSize(state.admitted) > 0 ? oldest(state.admitted) : undefined;
 	const roundTripMs = first === undefined ? Number.POSITIVE_INFINITY : first.at - first.sentAt;
-	return askFirstTurn(state.turn, report, pauseEnd, roundTripMs);
+	return askFirstTurn(state.turn, report, pauseEnd, roundTripMs, now, workLeft >= ASK_MIN_WORK);
+}
+
+/**
+ * An admission during a first pause whose ask waited for one (windowTurn.ts askOnAdmission): the pause
+ * ends at the ask's moment, the ask's to everybody else.
+ */
+export function firstPauseAdmission(
+	state: ControlState,
+	report: RequestReport,
+	now: number,
+	workLeft: number,
+): void {
+	const longWork = workLeft >= ASK_MIN_WORK;
+	const askAt = askOnAdmission(state.turn, report, now, state.pausedUntil, longWork);
+	if (askAt !== undefined) state.pausedUntil = askAt;
 }
 
 /**
  * The request that asked alone got its answer (askAnswered: the first pause ended at `until`). Admitted,
- * everybody goes on from now; refused or unanswered, the first pause ends as it would have, and nothing
- * is spent at once after it (as at the first pause).
+ * everybody goes on from now; refused or unanswered, the first pause ends as it would have, with the
+ * credit it would have had.
  */
 export function firstAskAnswered(
 	state: ControlState,
 	now: number,
 	until: number,
+	report: RequestReport,
 	admitted: boolean,
 	actions: Action[],
 ): void {
-	// The asking request spent no credit: the pace begins afresh, from now or from the pause's end.
-	state.pace.credit = 0;
-	state.pace.creditAt = admitted ? now : until;
-	if (admitted) return;
+	// The asking request spent no credit (transitions.ts started): admitted, the pace begins afresh from
+	// now; refused, from the pause's end with what credit it would have had.
+	const pace = state.pace;
+	if (admitted) {
+		pace.credit = 0;
+		pace.creditAt = now;
+		// A first wave that admitted too few to measure a rate paces up from what it showed: admitted
+		// this soon after the last admission, the registry refills at least that fast.
+		const last = logSize(state.admitted) > 0 ? newest(state.admitted) : undefined;
+		if (pace.lowerBound !== undefined && last !== undefined && report.sentAt > last.sentAt) {
+			const shown = 1000 / (report.sentAt - last.sentAt);
+			if (shown > pace.lowerBound) pace.rate = pace.lowerBound = shown;
+		}
+		return;
+	}
+	pace.creditAt = Math.max(pace.creditAt, until);
 	// The same spell of pause as the first one (the ask's time was a pause to everybody else): what was
 	// admitted before it is reckoned over the time less all of it (rateLimited.ts admittedRate).
 	state.pausedUntil = Math.max(state.pausedUntil, now);

@@ -50,6 +50,7 @@ export function rateLimited(
 	report: RequestReport,
 	actions: Action[],
 	phase: number,
+	workLeft: number,
 ): void {
 	if (state.window) return;
 	countRefused(state.count, now, report.remaining);
@@ -116,7 +117,8 @@ export function rateLimited(
 		});
 		if (early) {
 			const pauseEnd = Math.max(now + MIN_WAIT_MS, since + pauseMs);
-			pause(state, now, actions, firstPauseEnd(state, report, pauseEnd), 'firstLimit');
+			const askOrEnd = firstPauseEnd(state, report, pauseEnd, now, workLeft);
+			pause(state, now, actions, askOrEnd, 'firstLimit');
 			pace.credit = 0;
 			pace.creditAt = pauseEnd;
 			return;

@@ -8,7 +8,7 @@ import {
 	SHARED_QUIET_MS,
 } from './constants';
 import { countAdmitted, othersSpend, recordRemaining } from './count';
-import { firstAskAnswered } from './firstAsk';
+import { firstAskAnswered, firstPauseAdmission } from './firstAsk';
 import { append, countWhere, trim } from './log';
 import { catchUpCredit, climb, firstWaveAnswered, refreshCredit } from './pace';
 import { rateLimited } from './rateLimited';
@@ -17,7 +17,7 @@ import { copyState, type ControlState } from './state';
 import type { RequestReport } from './types';
 import { windowAnswered, windowStarted } from './window';
 import { earliestReset } from './windowReset';
-import { askAnswered, turnAdmitted, turnRefused } from './windowTurn';
+import { askAnswered, asking, turnAdmitted, turnRefused } from './windowTurn';
 
 /** What happens to a controller: a request leaves, or its try ends in one of three ways. */
 export type ControlEvent =
@@ -26,9 +26,10 @@ export type ControlEvent =
 	| { kind: 'answered'; report: RequestReport; workLeft: number }
 	/**
 	 * `phase`: a draw in [0, 1) from the controller's Random: where within its interval this controller
-	 * resumes after the wave (0 where a story gives none: at once, as without chance).
+	 * resumes after the wave (0 where a story gives none: at once, as without chance). `workLeft` as for
+	 * an answer; undefined is taken as none (a first pause then asks as where nothing was told).
 	 */
-	| { kind: 'rateLimited'; report: RequestReport; phase?: number }
+	| { kind: 'rateLimited'; report: RequestReport; phase?: number; workLeft?: number }
 	/** No answer: a timeout, a dropped connection, or a permit given back unsent. */
 	| { kind: 'unanswered'; report: RequestReport };
 
@@ -57,11 +58,12 @@ export function transition(
 		tryEnded(next, report, now);
 		const askedUntil = askAnswered(next.turn, report);
 		if (askedUntil !== undefined)
-			firstAskAnswered(next, now, askedUntil, event.kind === 'answered', actions);
+			firstAskAnswered(next, now, askedUntil, report, event.kind === 'answered', actions);
 		if (event.kind === 'rateLimited') {
 			slowStartRefused(next);
 			turnRefused(next.turn, report, now);
-			if (askedUntil === undefined) rateLimited(next, now, report, actions, event.phase ?? 0);
+			if (askedUntil === undefined)
+				rateLimited(next, now, report, actions, event.phase ?? 0, event.workLeft ?? 0);
 		} else if (event.kind === 'answered') answered(next, now, report, event.workLeft);
 	}
 	return { state: next, actions };
@@ -93,7 +95,9 @@ function started(state: ControlState, now: number): void {
 	state.lastStartAt = now;
 	if (state.window) windowStarted(state.window, now);
 	const pace = state.pace;
-	if (pace.rate !== undefined) {
+	// The request that asks alone spends no credit and begins no burst: refused, the pause ends as if
+	// it had not gone (firstAsk.ts).
+	if (pace.rate !== undefined && !asking(state.turn, now)) {
 		refreshCredit(pace, now);
 		// Spending credit saved up beyond the pace: a 429 soon after blames the burst, not the pace. A
 		// burst begins with the first spend after a congestion event (one that came in the ms of the last
@@ -135,6 +139,7 @@ function answered(state: ControlState, now: number, report: RequestReport, workL
 		state.lastAdmittedAt = now;
 		state.quotaSpentUntil = 0;
 		turnAdmitted(state.turn, report);
+		firstPauseAdmission(state, report, now, workLeft);
 	}
 	if (succeeded && state.firstWaveLead === undefined && !state.rateLimitedEver)
 		state.firstWaveLead = { report, at: now };

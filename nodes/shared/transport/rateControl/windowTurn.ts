@@ -37,6 +37,11 @@ export interface TurnState {
 	 */
 	askedUntil: number | undefined;
 	askAt: number;
+	/**
+	 * A first pause whose ask waits for an admission's round trip (its 429s came back before any
+	 * admission): the refused request's send time and the pause's end. Undefined: none waits.
+	 */
+	askDeferred: { sentAt: number; until: number } | undefined;
 }
 
 export const noTurn = (): TurnState => ({
@@ -49,6 +54,7 @@ export const noTurn = (): TurnState => ({
 	told: false,
 	askedUntil: undefined,
 	askAt: 0,
+	askDeferred: undefined,
 });
 
 /** Whether an answer tells anything of the limit: such a registry is read by what it tells. */
@@ -137,11 +143,18 @@ export const turnLearned = (turn: TurnState): boolean =>
 	!turn.told && turn.at !== undefined && turn.brackets >= TURN_BRACKETS;
 
 /**
- * The first wave refused within a second of its start, nothing told: a fixed window turns somewhere
- * between the refused request and the first pause's end (a second after sending began), a sliding log's
- * requests leave only then, a bucket refills all along. One request asks alone halfway, where its answer
- * (`roundTripMs`, an admission's) is due before the pause ends: admitted (a window turned, a bucket
- * refilled), everybody goes on; refused, the pause ends as it would have (one 429 more). When that
+ * The first wave refused within a second of its start: a fixed window turns somewhere between the
+ * refused request and the first pause's end (a second after sending began), a sliding log's requests
+ * leave only then, a bucket refills all along. One request asks alone:
+ * - nothing told, halfway, where a window's turn is as likely before as after;
+ * - a count told, its reset within the pause, and no Retry-After (the registry's word for this
+ *   refusal: a first pause asked before it cost slow buckets of burst 2, docs/performance.md session
+ *   49), with `longWork` (constants.ts ASK_MIN_WORK): at once. A bucket whose Reset rounds its next
+ *   token up to a second admits it (bench:sim s31, 428/s, burst 1: paced from 1/s, 2.06x its floor),
+ *   a second's window refuses it (one 429).
+ * Only where its answer (`roundTripMs`, an admission's) is due before the pause ends: admitted (a
+ * window turned, a bucket refilled), everybody goes on; refused, the pause ends as it would have (one
+ * 429 more). Where no admission has come back yet, the ask waits for one (askOnAdmission). When that
  * request goes, or the whole pause where nothing asks.
  */
 export function askFirstTurn(
@@ -149,9 +162,53 @@ export function askFirstTurn(
 	report: RequestReport,
 	pauseEnd: number,
 	roundTripMs: number,
+	now: number,
+	longWork: boolean,
 ): number {
-	const askAt = (report.sentAt + pauseEnd) / 2;
-	if (turn.told || askAt + roundTripMs >= pauseEnd) return pauseEnd;
+	turn.askDeferred = undefined;
+	if (
+		turn.told &&
+		(!longWork ||
+			report.retryAfterMs !== undefined ||
+			(report.resetMs ?? 0) > pauseEnd - report.sentAt)
+	)
+		return pauseEnd;
+	if (roundTripMs === Number.POSITIVE_INFINITY) {
+		if (!longWork) return pauseEnd;
+		turn.askDeferred = { sentAt: report.sentAt, until: pauseEnd };
+		return pauseEnd;
+	}
+	return scheduleAsk(turn, report.sentAt, pauseEnd, roundTripMs, now);
+}
+
+/**
+ * An admission came back during a first pause whose ask waited for one (`pausedUntil`: that pause's
+ * end, still): the ask's moment, where it is due before then; undefined where nothing asks.
+ */
+export function askOnAdmission(
+	turn: TurnState,
+	report: RequestReport,
+	now: number,
+	pausedUntil: number,
+	longWork: boolean,
+): number | undefined {
+	const deferred = turn.askDeferred;
+	if (deferred === undefined) return undefined;
+	turn.askDeferred = undefined;
+	if (!longWork || deferred.until !== pausedUntil || now >= pausedUntil) return undefined;
+	const askAt = scheduleAsk(turn, deferred.sentAt, pausedUntil, now - report.sentAt, now);
+	return askAt < pausedUntil ? askAt : undefined;
+}
+
+function scheduleAsk(
+	turn: TurnState,
+	refusedSentAt: number,
+	pauseEnd: number,
+	roundTripMs: number,
+	now: number,
+): number {
+	const askAt = turn.told ? now : Math.max(now, (refusedSentAt + pauseEnd) / 2);
+	if (askAt + roundTripMs >= pauseEnd) return pauseEnd;
 	turn.askedUntil = pauseEnd;
 	turn.askAt = askAt;
 	return askAt;

@@ -28,9 +28,9 @@ export const answeredAs = (status: number, sentAt: number, at: number, told: Tol
 	at,
 	event: { kind: 'answered', report: { sentAt, ...told, status }, workLeft: 1_000 },
 });
-export const refused = (sentAt: number, at: number, told: Told = {}): Step => ({
+export const refused = (sentAt: number, at: number, told: Told = {}, workLeft?: number): Step => ({
 	at,
-	event: { kind: 'rateLimited', report: { sentAt, status: 429, ...told } },
+	event: { kind: 'rateLimited', report: { sentAt, status: 429, ...told }, workLeft },
 });
 export const noAnswer = (sentAt: number, at: number): Step => ({
 	at,

@@ -5,6 +5,7 @@ import {
 	askAnswered,
 	askFirstTurn,
 	asking,
+	askOnAdmission,
 	noTurn,
 } from '../../../../nodes/shared/transport/rateControl/windowTurn';
 import { admitted, ok, play, rateOf, refused, send, type Step } from './story';
@@ -23,7 +24,7 @@ const bare = (sentAt: number, told: Partial<RequestReport> = {}): RequestReport 
 describe('windowTurn: the first pause asked once halfway', () => {
 	it('asks halfway between the refused request and the pause end, where nothing was told', () => {
 		const turn = noTurn();
-		expect(askFirstTurn(turn, bare(1_100), 2_000, 50)).toBe(1_550);
+		expect(askFirstTurn(turn, bare(1_100), 2_000, 50, 1_102, true)).toBe(1_550);
 		expect(turn).toMatchObject({ askedUntil: 2_000, askAt: 1_550 });
 		expect(asking(turn, 1_999)).toBe(true);
 		// Its answer late, everybody goes at the pause's end as before.
@@ -32,27 +33,71 @@ describe('windowTurn: the first pause asked once halfway', () => {
 
 	it("does not ask where its answer (an admission's round trip) would come at the pause end or later", () => {
 		const turn = noTurn();
-		expect(askFirstTurn(turn, bare(1_100), 2_000, 450)).toBe(2_000);
+		expect(askFirstTurn(turn, bare(1_100), 2_000, 450, 1_102, true)).toBe(2_000);
 		expect(asking(turn, 1_600)).toBe(false);
-		expect(askFirstTurn(turn, bare(1_100), 2_000, 449)).toBe(1_550);
+		expect(askFirstTurn(turn, bare(1_100), 2_000, 449, 1_102, true)).toBe(1_550);
 	});
 
-	it('does not ask where the registry told something of its limit: the whole pause', () => {
+	it('asks at once where the registry told no wait beyond the pause (a Reset of a second), for long work only', () => {
 		const turn = { ...noTurn(), told: true };
-		expect(askFirstTurn(turn, bare(1_100), 2_000, 50)).toBe(2_000);
-		expect(asking(turn, 1_600)).toBe(false);
+		expect(askFirstTurn(turn, bare(1_100, { resetMs: 900 }), 2_000, 50, 1_102, true)).toBe(1_102);
+		expect(turn).toMatchObject({ askedUntil: 2_000, askAt: 1_102 });
+		const little = { ...noTurn(), told: true };
+		expect(askFirstTurn(little, bare(1_100, { resetMs: 900 }), 2_000, 50, 1_102, false)).toBe(
+			2_000,
+		);
+		expect(asking(little, 1_200)).toBe(false);
+	});
+
+	it('does not ask where the registry told a reset beyond the pause, or any Retry-After: the whole pause', () => {
+		for (const told of [
+			{ resetMs: 901 },
+			{ resetMs: 60_000 },
+			{ retryAfterMs: 2_000 },
+			{ retryAfterMs: 500 },
+			{ retryAfterMs: 500, resetMs: 500 },
+		]) {
+			const turn = { ...noTurn(), told: true };
+			expect(askFirstTurn(turn, bare(1_100, told), 2_000, 50, 1_102, true)).toBe(2_000);
+			expect(asking(turn, 1_600)).toBe(false);
+		}
+	});
+
+	it('with no round trip known, waits for the first admission to ask (askOnAdmission), for long work only', () => {
+		const turn = { ...noTurn(), told: true };
+		expect(askFirstTurn(turn, bare(1_100), 2_000, Infinity, 1_102, true)).toBe(2_000);
+		expect(asking(turn, 1_200)).toBe(false);
+		// Another pause by then (another wave's), or the pause over: nothing asks.
+		expect(askOnAdmission({ ...turn }, bare(1_100), 1_140, 2_500, true)).toBeUndefined();
+		expect(askOnAdmission({ ...turn }, bare(1_100), 2_000, 2_000, true)).toBeUndefined();
+		expect(askOnAdmission({ ...turn }, bare(1_100), 1_140, 2_000, false)).toBeUndefined();
+		expect(askOnAdmission(turn, bare(1_100), 1_140, 2_000, true)).toBe(1_140);
+		expect(turn).toMatchObject({ askedUntil: 2_000, askAt: 1_140, askDeferred: undefined });
+		// Once only.
+		expect(askOnAdmission(turn, bare(1_100), 1_150, 2_000, true)).toBeUndefined();
+		// Nothing told: halfway, as where the round trip was known.
+		const bareTurn = noTurn();
+		askFirstTurn(bareTurn, bare(1_100), 2_000, Infinity, 1_102, true);
+		expect(askOnAdmission(bareTurn, bare(1_100), 1_140, 2_000, true)).toBe(1_550);
+		// An answer due at the pause's end or later: nothing asks.
+		const late = noTurn();
+		askFirstTurn(late, bare(1_100), 2_000, Infinity, 1_102, true);
+		expect(askOnAdmission(late, bare(1_100), 1_560, 2_000, true)).toBeUndefined();
+		const never = noTurn();
+		askFirstTurn(never, bare(1_100), 2_000, Infinity, 1_102, false);
+		expect(never.askDeferred).toBeUndefined();
 	});
 
 	it('hears the asking request only: an answer to one sent before it leaves the ask awaited', () => {
 		const turn = noTurn();
-		askFirstTurn(turn, bare(1_100), 2_000, 50);
+		askFirstTurn(turn, bare(1_100), 2_000, 50, 1_102, true);
 		expect(askAnswered(turn, bare(1_549))).toBeUndefined();
 		expect(asking(turn, 1_600)).toBe(true);
 	});
 
 	it('ends the asking at its answer (sent from askAt), telling the pause end, once', () => {
 		const turn = noTurn();
-		askFirstTurn(turn, bare(1_100), 2_000, 50);
+		askFirstTurn(turn, bare(1_100), 2_000, 50, 1_102, true);
 		expect(askAnswered(turn, bare(1_550))).toBe(2_000);
 		expect(asking(turn, 1_600)).toBe(false);
 		expect(askAnswered(turn, bare(1_560))).toBeUndefined();
@@ -60,10 +105,10 @@ describe('windowTurn: the first pause asked once halfway', () => {
 
 	it('takes a request sent at the pause end or later for no ask (everybody was going again)', () => {
 		const turn = noTurn();
-		askFirstTurn(turn, bare(1_100), 2_000, 50);
+		askFirstTurn(turn, bare(1_100), 2_000, 50, 1_102, true);
 		expect(askAnswered(turn, bare(1_999))).toBe(2_000);
 		const late = noTurn();
-		askFirstTurn(late, bare(1_100), 2_000, 50);
+		askFirstTurn(late, bare(1_100), 2_000, 50, 1_102, true);
 		expect(askAnswered(late, bare(2_000))).toBeUndefined();
 		expect(asking(late, 2_000)).toBe(false);
 	});
@@ -129,5 +174,44 @@ describe('a first wave refused before anything was admitted', () => {
 		expect(admittedFuture.admitted.to - admittedFuture.admitted.from).toBe(1);
 		const { state } = play([refused(1_000, 1_002)], before);
 		expect(modeOf(state, 1_200)).toMatchObject({ kind: 'paused', until: 2_000 });
+	});
+});
+
+// Issue 20, bench:sim seed 1 s31 (a bucket of 428/s and a burst of 1, its count told on every answer:
+// Limit 1, Remaining 0, Reset a second, Retry-After 0): the 429s came back before the one admission, no
+// round trip was known, the whole first pause went by, and the search paced up from one a second: 2.06x
+// the floor. Twenty sent together at 1,000, refused at 1,001; the one admitted answers at 1,040.
+describe('a first wave of a registry that tells a Reset of a second, its 429s back before its admission', () => {
+	const toldCount = { remaining: 0, resetMs: 1_000, limit: 1 };
+	const wave = (workLeft: number): Step[] => [
+		...Array.from({ length: 20 }, () => send(1_000)),
+		...Array.from({ length: 19 }, () => refused(1_000, 1_001, toldCount, workLeft)),
+		ok(1_000, 1_040, toldCount, workLeft),
+	];
+
+	it('asks at the admission: the pause ends then, for one request alone', () => {
+		const { state } = play(wave(1_500));
+		expect(modeOf(state, 1_040)).not.toMatchObject({ kind: 'paused' });
+		expect(nextStart(state, 1_040).at).toBe(0);
+		expect(nextStart(play([...wave(1_500), send(1_040)]).state, 1_041).at).toBeUndefined();
+	});
+
+	it('admitted 40 ms after the last admission: paced from 25 a second, not one', () => {
+		const { state } = play([...wave(1_500), send(1_040), ok(1_040, 1_080, toldCount)]);
+		expect(state.pace.lowerBound).toBeCloseTo(25, 5);
+		expect(rateOf(state)).toBeGreaterThanOrEqual(25);
+	});
+
+	it('refused: the pause ends at 2,000 as it would have, with the admission back at once', () => {
+		const without = play(wave(50)).state;
+		const { state } = play([...wave(1_500), send(1_040), refused(1_040, 1_041, toldCount)]);
+		expect(modeOf(state, 1_041)).toMatchObject({ kind: 'paused', until: 2_000 });
+		expect(nextStart(state, 2_000).at).toBe(nextStart(without, 2_000).at);
+		expect(nextStart(state, 2_000).at).toBe(0);
+	});
+
+	it('with little work left, nothing asks: the whole pause', () => {
+		const { state } = play(wave(50));
+		expect(modeOf(state, 1_040)).toMatchObject({ kind: 'paused', until: 2_000 });
 	});
 });
