@@ -57,12 +57,14 @@ export function firstAskAnswered(
 	if (admitted) {
 		pace.credit = 0;
 		pace.creditAt = now;
-		// A first wave that admitted too few to measure a rate paces up from what it showed: admitted
-		// this soon after the last admission, the registry refills at least that fast.
+		// A first wave that admitted too few to measure a rate paces up from what an ask at once showed
+		// (windowTurn.ts askFirstTurn): admitted this soon after the last admission, the registry refills
+		// at least that fast. A halfway ask's gap is as much a window's turn as a refill (bench:sim seed 4
+		// s162, a bucket that tells nothing: 1.26x -> 1.46x its floor over 20 draws where it counted).
 		const last = logSize(state.admitted) > 0 ? newest(state.admitted) : undefined;
 		if (pace.lowerBound !== undefined && last !== undefined && report.sentAt > last.sentAt) {
 			const shown = 1000 / (report.sentAt - last.sentAt);
-			if (shown > pace.lowerBound) pace.rate = pace.lowerBound = shown;
+			if (shown > pace.lowerBound && state.turn.countAdmitted) pace.rate = pace.lowerBound = shown;
 		}
 		return;
 	}

@@ -31,6 +31,8 @@ export interface TurnState {
 	movedMs: number;
 	/** The registry told something of its limit (a count, a reset, a Retry-After): its word rules, not this. */
 	told: boolean;
+	/** An admission told a count (a registry that tells it on every answer, not on its 429s alone). */
+	countAdmitted: boolean;
 	/**
 	 * The first pause's end, while one request asks alone, earlier, whether the registry admits again
 	 * (askFirstTurn); it goes from `askAt`. Undefined: nobody asks.
@@ -52,6 +54,7 @@ export const noTurn = (): TurnState => ({
 	brackets: 0,
 	movedMs: 0,
 	told: false,
+	countAdmitted: false,
 	askedUntil: undefined,
 	askAt: 0,
 	askDeferred: undefined,
@@ -99,6 +102,7 @@ export function turnRefused(turn: TurnState, report: RequestReport, now: number)
  */
 export function turnAdmitted(turn: TurnState, report: RequestReport): void {
 	if (tells(report)) turn.told = true;
+	if (report.remaining !== undefined) turn.countAdmitted = true;
 	const refusedSentAt = turn.refusedSentAt;
 	if (turn.told || refusedSentAt === undefined || report.sentAt <= refusedSentAt) return;
 	turn.refusedSentAt = undefined;
@@ -147,11 +151,13 @@ export const turnLearned = (turn: TurnState): boolean =>
  * refused request and the first pause's end (a second after sending began), a sliding log's requests
  * leave only then, a bucket refills all along. One request asks alone:
  * - nothing told, halfway, where a window's turn is as likely before as after;
- * - a count told, its reset within the pause, and no Retry-After (the registry's word for this
- *   refusal: a first pause asked before it cost slow buckets of burst 2, docs/performance.md session
- *   49), with `longWork` (constants.ts ASK_MIN_WORK): at once. A bucket whose Reset rounds its next
- *   token up to a second admits it (bench:sim s31, 428/s, burst 1: paced from 1/s, 2.06x its floor),
- *   a second's window refuses it (one 429).
+ * - a count told on admissions too (`countAdmitted`), its reset within the pause, and no Retry-After
+ *   (the registry's word for this refusal: a first pause asked before it cost slow buckets of burst 2,
+ *   docs/performance.md session 49), with `longWork` (constants.ts ASK_MIN_WORK): at once. A bucket
+ *   whose Reset rounds its next token up to a second admits it (bench:sim s31, 428/s, burst 1: paced
+ *   from 1/s, 2.06x its floor), a second's window refuses it (one 429). A count told on 429s alone
+ *   asks nothing sooner: four workers sharing such a limit lost 3-5% over 20 draws (seed 3 s257, seed
+ *   2 s34), each one's ask meeting the others' sends.
  * Only where its answer (`roundTripMs`, an admission's) is due before the pause ends: admitted (a
  * window turned, a bucket refilled), everybody goes on; refused, the pause ends as it would have (one
  * 429 more). Where no admission has come back yet, the ask waits for one (askOnAdmission). When that
@@ -178,6 +184,7 @@ export function askFirstTurn(
 		turn.askDeferred = { sentAt: report.sentAt, until: pauseEnd };
 		return pauseEnd;
 	}
+	if (turn.told && !turn.countAdmitted) return pauseEnd;
 	return scheduleAsk(turn, report.sentAt, pauseEnd, roundTripMs, now);
 }
 
@@ -195,7 +202,8 @@ export function askOnAdmission(
 	const deferred = turn.askDeferred;
 	if (deferred === undefined) return undefined;
 	turn.askDeferred = undefined;
-	if (!longWork || deferred.until !== pausedUntil || now >= pausedUntil) return undefined;
+	if (!longWork || (turn.told && !turn.countAdmitted)) return undefined;
+	if (deferred.until !== pausedUntil || now >= pausedUntil) return undefined;
 	const askAt = scheduleAsk(turn, deferred.sentAt, pausedUntil, now - report.sentAt, now);
 	return askAt < pausedUntil ? askAt : undefined;
 }

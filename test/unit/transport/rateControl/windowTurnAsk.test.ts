@@ -38,15 +38,21 @@ describe('windowTurn: the first pause asked once halfway', () => {
 		expect(askFirstTurn(turn, bare(1_100), 2_000, 449, 1_102, true)).toBe(1_550);
 	});
 
-	it('asks at once where the registry told no wait beyond the pause (a Reset of a second), for long work only', () => {
-		const turn = { ...noTurn(), told: true };
+	it('asks at once where the registry tells its count on admissions too, its reset within the pause, for long work only', () => {
+		const turn = { ...noTurn(), told: true, countAdmitted: true };
 		expect(askFirstTurn(turn, bare(1_100, { resetMs: 900 }), 2_000, 50, 1_102, true)).toBe(1_102);
 		expect(turn).toMatchObject({ askedUntil: 2_000, askAt: 1_102 });
-		const little = { ...noTurn(), told: true };
+		const little = { ...noTurn(), told: true, countAdmitted: true };
 		expect(askFirstTurn(little, bare(1_100, { resetMs: 900 }), 2_000, 50, 1_102, false)).toBe(
 			2_000,
 		);
+		// A count told on 429s alone: the whole pause (workers sharing the limit meet each other's sends).
+		const refusalsOnly = { ...noTurn(), told: true };
+		expect(askFirstTurn(refusalsOnly, bare(1_100, { resetMs: 900 }), 2_000, 50, 1_102, true)).toBe(
+			2_000,
+		);
 		expect(asking(little, 1_200)).toBe(false);
+		expect(asking(refusalsOnly, 1_200)).toBe(false);
 	});
 
 	it('does not ask where the registry told a reset beyond the pause, or any Retry-After: the whole pause', () => {
@@ -64,7 +70,7 @@ describe('windowTurn: the first pause asked once halfway', () => {
 	});
 
 	it('with no round trip known, waits for the first admission to ask (askOnAdmission), for long work only', () => {
-		const turn = { ...noTurn(), told: true };
+		const turn = { ...noTurn(), told: true, countAdmitted: true };
 		expect(askFirstTurn(turn, bare(1_100), 2_000, Infinity, 1_102, true)).toBe(2_000);
 		expect(asking(turn, 1_200)).toBe(false);
 		// Another pause by then (another wave's), or the pause over: nothing asks.
@@ -83,6 +89,10 @@ describe('windowTurn: the first pause asked once halfway', () => {
 		const late = noTurn();
 		askFirstTurn(late, bare(1_100), 2_000, Infinity, 1_102, true);
 		expect(askOnAdmission(late, bare(1_100), 1_560, 2_000, true)).toBeUndefined();
+		// Told, but that admission told no count: nothing asks.
+		const refusalsOnly = { ...noTurn(), told: true };
+		askFirstTurn(refusalsOnly, bare(1_100), 2_000, Infinity, 1_102, true);
+		expect(askOnAdmission(refusalsOnly, bare(1_100), 1_140, 2_000, true)).toBeUndefined();
 		const never = noTurn();
 		askFirstTurn(never, bare(1_100), 2_000, Infinity, 1_102, false);
 		expect(never.askDeferred).toBeUndefined();
@@ -208,6 +218,18 @@ describe('a first wave of a registry that tells a Reset of a second, its 429s ba
 		expect(modeOf(state, 1_041)).toMatchObject({ kind: 'paused', until: 2_000 });
 		expect(nextStart(state, 2_000).at).toBe(nextStart(without, 2_000).at);
 		expect(nextStart(state, 2_000).at).toBe(0);
+	});
+
+	it('a count told on its 429s alone, none on the admission: nothing asks sooner', () => {
+		const untoldAdmission: Step[] = [
+			...Array.from({ length: 20 }, () => send(1_000)),
+			...Array.from({ length: 19 }, () => refused(1_000, 1_001, toldCount, 1_500)),
+			ok(1_000, 1_040, {}, 1_500),
+		];
+		expect(modeOf(play(untoldAdmission).state, 1_040)).toMatchObject({
+			kind: 'paused',
+			until: 2_000,
+		});
 	});
 
 	it('with little work left, nothing asks: the whole pause', () => {
