@@ -68,7 +68,7 @@ export function firstAskAnswered(
 		}
 		return;
 	}
-	pace.creditAt = Math.max(pace.creditAt, until);
+	pace.creditAt = until;
 	// The same spell of pause as the first one (the ask's time was a pause to everybody else): what was
 	// admitted before it is reckoned over the time less all of it (rateLimited.ts admittedRate).
 	state.pausedUntil = Math.max(state.pausedUntil, now);

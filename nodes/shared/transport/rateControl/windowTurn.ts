@@ -203,7 +203,8 @@ export function askOnAdmission(
 	if (deferred === undefined) return undefined;
 	turn.askDeferred = undefined;
 	if (!longWork || (turn.told && !turn.countAdmitted)) return undefined;
-	if (deferred.until !== pausedUntil || now >= pausedUntil) return undefined;
+	// Another pause by now (another wave's): this ask is not that pause's.
+	if (deferred.until !== pausedUntil) return undefined;
 	const askAt = scheduleAsk(turn, deferred.sentAt, pausedUntil, now - report.sentAt, now);
 	return askAt < pausedUntil ? askAt : undefined;
 }

@@ -63,7 +63,7 @@ describe('windowTurn: the first pause asked once halfway', () => {
 			{ retryAfterMs: 500 },
 			{ retryAfterMs: 500, resetMs: 500 },
 		]) {
-			const turn = { ...noTurn(), told: true };
+			const turn = { ...noTurn(), told: true, countAdmitted: true };
 			expect(askFirstTurn(turn, bare(1_100, told), 2_000, 50, 1_102, true)).toBe(2_000);
 			expect(asking(turn, 1_600)).toBe(false);
 		}
@@ -141,6 +141,7 @@ describe('a first wave refused early by a registry that says nothing', () => {
 
 	it('admitted: everybody goes on at the pace from then, not from 2,000', () => {
 		const { state } = play([...firstWave, send(1_550), ok(1_550, 1_600)]);
+
 		expect(modeOf(state, 1_600).kind).toBe('paced');
 		expect(nextStart(state, 1_600).at).toBe(1_600 + 1_000 / rateOf(state));
 	});
@@ -153,6 +154,19 @@ describe('a first wave refused early by a registry that says nothing', () => {
 		expect(actions.at(-1)).toEqual({ kind: 'pause', until: 2_000, why: 'firstLimit' });
 		expect(rateOf(state)).toBe(rateOf(before.state));
 		expect(nextStart(state, 2_000).at).toBe(2_000 + 1_000 / rateOf(state));
+	});
+
+	it("a halfway ask admitted leaves a small burst's lower bound as it was: its gap is as much a window's turn", () => {
+		const one: Step[] = [
+			...Array.from({ length: 20 }, () => send(1_000)),
+			ok(1_000, 1_040, {}, 1_500),
+			...Array.from({ length: 19 }, () => refused(1_000, 1_041, {}, 1_500)),
+		];
+		const before = play(one).state;
+		expect(before.pace.lowerBound).toBeLessThan(2);
+		expect(modeOf(before, 1_100)).toMatchObject({ kind: 'paused', until: 1_500 });
+		const after = play([...one, send(1_500), ok(1_500, 1_540, {}, 1_500)]).state;
+		expect(after.pace.lowerBound).toBe(before.pace.lowerBound);
 	});
 
 	it('asks nothing where the 429 told a Retry-After: the whole pause', () => {
@@ -218,6 +232,51 @@ describe('a first wave of a registry that tells a Reset of a second, its 429s ba
 		expect(modeOf(state, 1_041)).toMatchObject({ kind: 'paused', until: 2_000 });
 		expect(nextStart(state, 2_000).at).toBe(nextStart(without, 2_000).at);
 		expect(nextStart(state, 2_000).at).toBe(0);
+	});
+
+	it('asks from ASK_MIN_WORK (100) lookups left, reckoned again at the admission', () => {
+		expect(modeOf(play(wave(100)).state, 1_040)).not.toMatchObject({ kind: 'paused' });
+		expect(modeOf(play(wave(99)).state, 1_040)).toMatchObject({ kind: 'paused', until: 2_000 });
+		// Long work at the 429s, little by the admission (other executions finished meanwhile).
+		const shrunk: Step[] = [...wave(1_500).slice(0, -1), ok(1_000, 1_040, toldCount, 99)];
+		expect(modeOf(play(shrunk).state, 1_040)).toMatchObject({ kind: 'paused', until: 2_000 });
+		// The rate known at the 429 (an admission came back first): asks at once from 100 on.
+		const known = (workLeft: number): Step[] => [
+			...Array.from({ length: 20 }, () => send(1_000)),
+			ok(1_000, 1_040, toldCount, workLeft),
+			...Array.from({ length: 19 }, () => refused(1_000, 1_041, toldCount, workLeft)),
+		];
+		expect(modeOf(play(known(100)).state, 1_041)).not.toMatchObject({ kind: 'paused' });
+		expect(modeOf(play(known(99)).state, 1_041)).toMatchObject({ kind: 'paused', until: 2_000 });
+	});
+
+	it('an ask sent in the very ms its last admission was sent shows no rate (not an infinite one)', () => {
+		const sameMs: Step[] = [
+			...Array.from({ length: 19 }, () => send(1_000)),
+			send(1_002),
+			ok(1_002, 1_002, toldCount, 1_500),
+			...Array.from({ length: 19 }, () => refused(1_000, 1_002, toldCount, 1_500)),
+		];
+		const before = play(sameMs).state;
+		expect(nextStart(before, 1_002).at).toBe(0);
+		const after = play([...sameMs, send(1_002), ok(1_002, 1_040, toldCount)]).state;
+		expect(after.pace.lowerBound).toBe(before.pace.lowerBound);
+		expect(Number.isFinite(rateOf(after))).toBe(true);
+	});
+
+	it('an ask admitted later than the first wave showed keeps the pace: never lowered by it', () => {
+		// Four admitted at once (a burst of four: 4/s from the first wave), the ask at 1,040, answered
+		// 300 ms after: admitted 40 ms after the last admission's send, it shows 25/s; one sent 400 ms
+		// after shows 2.5/s, below what the wave showed.
+		const four: Step[] = [
+			...Array.from({ length: 20 }, () => send(1_000)),
+			...Array.from({ length: 16 }, () => refused(1_000, 1_001, toldCount, 1_500)),
+			...Array.from({ length: 4 }, () => ok(1_000, 1_040, toldCount, 1_500)),
+		];
+		const before = play(four).state;
+		expect(before.pace.lowerBound).toBeGreaterThan(2.5);
+		const late = play([...four, send(1_400), ok(1_400, 1_440, toldCount)]).state;
+		expect(late.pace.lowerBound).toBe(before.pace.lowerBound);
 	});
 
 	it('a count told on its 429s alone, none on the admission: nothing asks sooner', () => {
