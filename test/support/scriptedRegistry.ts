@@ -142,9 +142,16 @@ export async function endlessJson(response: ServerResponse, bytes: number): Prom
 	while (written < bytes && !response.destroyed) {
 		written += chunk.length;
 		if (!response.write(chunk))
-			await new Promise((resolve) => {
-				response.once('drain', resolve);
-				response.once('close', resolve);
+			// Whichever comes first ends the wait; the other listener goes too, or one 'close' listener
+			// a chunk piles up on the response (Node's MaxListenersExceededWarning in the suite's output).
+			await new Promise<void>((resolve) => {
+				const done = () => {
+					response.off('drain', done);
+					response.off('close', done);
+					resolve();
+				};
+				response.once('drain', done);
+				response.once('close', done);
 			});
 	}
 	if (!response.destroyed) response.end('"}');
