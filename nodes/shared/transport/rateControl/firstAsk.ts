@@ -5,6 +5,9 @@ import type { ControlState } from './state';
 import type { RequestReport } from './types';
 import { askFirstTurn, askOnAdmission } from './windowTurn';
 
+/** Enough lookups left for a first pause to ask sooner than it did (constants.ts ASK_MIN_WORK). */
+const longWork = (workLeft: number): boolean => workLeft >= ASK_MIN_WORK;
+
 /**
  * The first pause of a first wave refused early (rateLimited.ts), ending at `pauseEnd`, or halfway where
  * one request asks alone first (windowTurn.ts askFirstTurn): its answer takes an admission's round trip,
@@ -20,7 +23,7 @@ export function firstPauseEnd(
 ): number {
 	const first = logSize(state.admitted) > 0 ? oldest(state.admitted) : undefined;
 	const roundTripMs = first === undefined ? Number.POSITIVE_INFINITY : first.at - first.sentAt;
-	return askFirstTurn(state.turn, report, pauseEnd, roundTripMs, now, workLeft >= ASK_MIN_WORK);
+	return askFirstTurn(state.turn, report, pauseEnd, roundTripMs, now, longWork(workLeft));
 }
 
 /**
@@ -33,8 +36,7 @@ export function firstPauseAdmission(
 	now: number,
 	workLeft: number,
 ): void {
-	const longWork = workLeft >= ASK_MIN_WORK;
-	const askAt = askOnAdmission(state.turn, report, now, state.pausedUntil, longWork);
+	const askAt = askOnAdmission(state.turn, report, now, state.pausedUntil, longWork(workLeft));
 	if (askAt !== undefined) state.pausedUntil = askAt;
 }
 

@@ -172,15 +172,15 @@ export function askFirstTurn(
 	longWork: boolean,
 ): number {
 	turn.askDeferred = undefined;
+	const unknownRoundTrip = roundTripMs === Number.POSITIVE_INFINITY;
+	// Asking sooner than the halfway ask of a registry that tells nothing: only with long work.
+	if ((turn.told || unknownRoundTrip) && !longWork) return pauseEnd;
 	if (
 		turn.told &&
-		(!longWork ||
-			report.retryAfterMs !== undefined ||
-			(report.resetMs ?? 0) > pauseEnd - report.sentAt)
+		(report.retryAfterMs !== undefined || (report.resetMs ?? 0) > pauseEnd - report.sentAt)
 	)
 		return pauseEnd;
-	if (roundTripMs === Number.POSITIVE_INFINITY) {
-		if (!longWork) return pauseEnd;
+	if (unknownRoundTrip) {
 		turn.askDeferred = { sentAt: report.sentAt, until: pauseEnd };
 		return pauseEnd;
 	}
